@@ -1,0 +1,363 @@
+//! Key hashing: one keyed SipHash-1-3 128-bit digest per key, and the probe
+//! sequence every Bloom-family filter derives from it.
+//!
+//! A filter owns a [`HashKey`]; hashing an item with it gives a [`Digest`]
+//! (two 64-bit halves, `h1` and `h2`). Filters turn a digest into as many
+//! positions as they need with [`Digest::probes`] (enhanced double hashing)
+//! and [`reduce`] (multiply-shift range reduction).
+//!
+//! # Portability
+//!
+//! [`HashKey::digest_bytes`] hashes raw bytes and gives the same digest on
+//! every platform and compiler version: use it (through the `*_bytes`
+//! methods of [`ApproxSetExt`](crate::ApproxSetExt)) for filters that are
+//! saved and loaded elsewhere. [`HashKey::digest`] goes through the standard
+//! [`Hash`] trait, whose output Rust does not promise to keep stable across
+//! platforms (`usize` lengths, endianness) or releases.
+
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use siphasher::sip128::{Hasher128, SipHasher13};
+
+/// The 128-bit SipHash key of a filter.
+///
+/// The key is part of a filter's identity: two filters can only be combined
+/// or compared when their keys are equal, and a filter saved to disk must be
+/// reloaded with its key. [`HashKey::random`] (the default of every builder)
+/// makes the filter's positions unpredictable to whoever chooses the keys
+/// inserted into it, like the standard library's `RandomState`;
+/// [`HashKey::from_seed`] gives reproducible filters.
+///
+/// `Debug` does not print the key, so logs do not leak it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HashKey {
+    k0: u64,
+    k1: u64,
+}
+
+impl HashKey {
+    /// A key drawn from the operating system's randomness (through the
+    /// standard library's `RandomState`).
+    pub fn random() -> Self {
+        let state = RandomState::new();
+        HashKey {
+            k0: state.hash_one(0x5eed_0000_u64),
+            k1: state.hash_one(0x5eed_0001_u64),
+        }
+    }
+
+    /// A key derived from a 64-bit seed (by SplitMix64), for reproducible
+    /// filters. Different seeds give unrelated keys.
+    pub fn from_seed(seed: u64) -> Self {
+        let mut state = seed;
+        let k0 = splitmix64(&mut state);
+        let k1 = splitmix64(&mut state);
+        HashKey { k0, k1 }
+    }
+
+    /// The key made of two 64-bit halves.
+    pub const fn from_parts(k0: u64, k1: u64) -> Self {
+        HashKey { k0, k1 }
+    }
+
+    /// The two 64-bit halves of the key.
+    pub const fn to_parts(self) -> (u64, u64) {
+        (self.k0, self.k1)
+    }
+
+    /// The key as 16 little-endian bytes (`k0` then `k1`).
+    pub fn to_le_bytes(self) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&self.k0.to_le_bytes());
+        out[8..].copy_from_slice(&self.k1.to_le_bytes());
+        out
+    }
+
+    /// The key from the 16 bytes written by [`HashKey::to_le_bytes`].
+    pub fn from_le_bytes(bytes: [u8; 16]) -> Self {
+        let mut k0 = [0u8; 8];
+        let mut k1 = [0u8; 8];
+        k0.copy_from_slice(&bytes[..8]);
+        k1.copy_from_slice(&bytes[8..]);
+        HashKey {
+            k0: u64::from_le_bytes(k0),
+            k1: u64::from_le_bytes(k1),
+        }
+    }
+
+    /// The digest of any hashable item, through its [`Hash`] implementation.
+    ///
+    /// Not portable across platforms; see the [module docs](self).
+    #[inline]
+    pub fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
+        let mut hasher = SipHasher13::new_with_keys(self.k0, self.k1);
+        item.hash(&mut hasher);
+        Digest::from_u128(hasher.finish128().as_u128())
+    }
+
+    /// The digest of a byte string: the same on every platform.
+    #[inline]
+    pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
+        let mut hasher = SipHasher13::new_with_keys(self.k0, self.k1);
+        hasher.write(bytes);
+        Digest::from_u128(hasher.finish128().as_u128())
+    }
+}
+
+impl Default for HashKey {
+    /// A random key, as [`HashKey::random`].
+    fn default() -> Self {
+        HashKey::random()
+    }
+}
+
+impl fmt::Debug for HashKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("HashKey(<secret>)")
+    }
+}
+
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The 128-bit digest of one key, in two 64-bit halves.
+///
+/// Filters derive everything they need (bit positions, fingerprints, buckets)
+/// from the digest, so a key hashed once can be inserted into or looked up in
+/// several filters that share a [`HashKey`]. Users who hash keys themselves
+/// build digests with [`Digest::new`]; the two halves should be independent
+/// and uniformly distributed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Digest {
+    h1: u64,
+    h2: u64,
+}
+
+impl Digest {
+    /// A digest from its two halves.
+    pub const fn new(h1: u64, h2: u64) -> Self {
+        Digest { h1, h2 }
+    }
+
+    /// A digest from a 128-bit hash: `h1` is the low half, `h2` the high half.
+    pub const fn from_u128(hash: u128) -> Self {
+        Digest {
+            h1: hash as u64,
+            h2: (hash >> 64) as u64,
+        }
+    }
+
+    /// The 128-bit hash this digest was made of.
+    pub const fn to_u128(self) -> u128 {
+        (self.h1 as u128) | ((self.h2 as u128) << 64)
+    }
+
+    /// The first half.
+    pub const fn h1(self) -> u64 {
+        self.h1
+    }
+
+    /// The second half.
+    pub const fn h2(self) -> u64 {
+        self.h2
+    }
+
+    /// The endless sequence of 64-bit probe hashes of enhanced double hashing
+    /// (Dillinger and Manolios 2004, after Kirsch and Mitzenmacher 2006):
+    /// `x₀ = h1`, `xᵢ₊₁ = xᵢ + yᵢ`, `yᵢ₊₁ = yᵢ + i + 1`, with `y₀ = h2 | 1`
+    /// so that the step is never zero, all arithmetic wrapping modulo 2⁶⁴;
+    /// in closed form `xᵢ = h1 + i·y₀ + (i³ − i)/6`.
+    ///
+    /// Map each probe to a position with [`reduce`], which uses the high bits,
+    /// so positions are uniform for any range up to 2⁶⁴.
+    #[inline]
+    pub const fn probes(self) -> Probes {
+        Probes {
+            x: self.h1,
+            y: self.h2 | 1,
+            i: 0,
+        }
+    }
+}
+
+/// The probe sequence of a [`Digest`]; see [`Digest::probes`].
+#[derive(Clone, Debug)]
+pub struct Probes {
+    x: u64,
+    y: u64,
+    i: u64,
+}
+
+impl Iterator for Probes {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        let out = self.x;
+        self.x = self.x.wrapping_add(self.y);
+        self.i = self.i.wrapping_add(1);
+        self.y = self.y.wrapping_add(self.i);
+        Some(out)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
+/// Maps a uniform 64-bit hash to `0..range` by multiply-shift (Lemire):
+/// `(hash · range) >> 64`, computed in 128 bits, so it is exact for every
+/// range up to 2⁶⁴ and needs no division.
+///
+/// Returns 0 when `range` is 0.
+#[inline]
+pub const fn reduce(hash: u64, range: u64) -> u64 {
+    ((hash as u128 * range as u128) >> 64) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SipHash-1-3 with 128-bit output, written from the paper's description
+    /// (one compression round, three finalisation rounds), as an independent
+    /// reference for the digest.
+    fn reference_siphash13_128(k0: u64, k1: u64, msg: &[u8]) -> u128 {
+        let mut v = [
+            k0 ^ 0x736f_6d65_7073_6575,
+            k1 ^ 0x646f_7261_6e64_6f6d ^ 0xee,
+            k0 ^ 0x6c79_6765_6e65_7261,
+            k1 ^ 0x7465_6462_7974_6573,
+        ];
+        fn round(v: &mut [u64; 4]) {
+            v[0] = v[0].wrapping_add(v[1]);
+            v[1] = v[1].rotate_left(13) ^ v[0];
+            v[0] = v[0].rotate_left(32);
+            v[2] = v[2].wrapping_add(v[3]);
+            v[3] = v[3].rotate_left(16) ^ v[2];
+            v[0] = v[0].wrapping_add(v[3]);
+            v[3] = v[3].rotate_left(21) ^ v[0];
+            v[2] = v[2].wrapping_add(v[1]);
+            v[1] = v[1].rotate_left(17) ^ v[2];
+            v[2] = v[2].rotate_left(32);
+        }
+        let mut blocks = msg.chunks_exact(8);
+        for block in &mut blocks {
+            let m = u64::from_le_bytes(block.try_into().unwrap());
+            v[3] ^= m;
+            round(&mut v);
+            v[0] ^= m;
+        }
+        let mut last = (msg.len() as u64 & 0xff) << 56;
+        for (i, b) in blocks.remainder().iter().enumerate() {
+            last |= u64::from(*b) << (8 * i);
+        }
+        v[3] ^= last;
+        round(&mut v);
+        v[0] ^= last;
+        v[2] ^= 0xee;
+        for _ in 0..3 {
+            round(&mut v);
+        }
+        let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
+        v[1] ^= 0xdd;
+        for _ in 0..3 {
+            round(&mut v);
+        }
+        let h2 = v[0] ^ v[1] ^ v[2] ^ v[3];
+        u128::from(h1) | (u128::from(h2) << 64)
+    }
+
+    #[test]
+    fn digest_bytes_is_siphash13_128() {
+        let key = HashKey::from_parts(0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908);
+        let mut msg = Vec::new();
+        for len in 0..40u8 {
+            let d = key.digest_bytes(&msg);
+            assert_eq!(
+                d.to_u128(),
+                reference_siphash13_128(0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908, &msg),
+                "length {len}"
+            );
+            msg.push(len.wrapping_mul(37));
+        }
+    }
+
+    #[test]
+    fn keys_change_digests() {
+        let a = HashKey::from_seed(1);
+        let b = HashKey::from_seed(2);
+        assert_ne!(a, b);
+        assert_ne!(a.digest_bytes(b"alice"), b.digest_bytes(b"alice"));
+        assert_eq!(a.digest_bytes(b"alice"), a.digest_bytes(b"alice"));
+        assert_ne!(HashKey::random(), HashKey::random());
+    }
+
+    #[test]
+    fn key_bytes_round_trip() {
+        let k = HashKey::from_parts(0x0102_0304_0506_0708, 0x1112_1314_1516_1718);
+        assert_eq!(HashKey::from_le_bytes(k.to_le_bytes()), k);
+        assert_eq!(k.to_le_bytes()[0], 0x08);
+        assert_eq!(k.to_parts(), (0x0102_0304_0506_0708, 0x1112_1314_1516_1718));
+    }
+
+    #[test]
+    fn debug_hides_the_key() {
+        let s = format!("{:?}", HashKey::from_parts(0xdead_beef, 0xfeed));
+        assert!(!s.contains("dead") && !s.to_lowercase().contains("deadbeef"));
+        assert!(!s.contains(&0xdead_beef_u64.to_string()));
+    }
+
+    #[test]
+    fn probes_follow_enhanced_double_hashing() {
+        // Closed form of the recurrence: xᵢ = h1 + i·y₀ + (i³ − i)/6.
+        let (h1, h2) = (u64::MAX - 20, 0x1234_5678_9abc_def0_u64);
+        let y0 = h2 | 1;
+        for (i, x) in Digest::new(h1, h2).probes().take(64).enumerate() {
+            let i = i as u64;
+            let expected = h1
+                .wrapping_add(i.wrapping_mul(y0))
+                .wrapping_add((i * i * i - i) / 6);
+            assert_eq!(x, expected, "probe {i}");
+        }
+    }
+
+    #[test]
+    fn zero_digest_still_probes_distinct_positions() {
+        // fastbloom derived h2 from h1, so h1 = 0 gave a step of 0 and every
+        // probe hit the same bit. Here the step is never 0.
+        let probes: Vec<u64> = Digest::new(0, 0).probes().take(8).collect();
+        let mut dedup = probes.clone();
+        dedup.sort_unstable();
+        dedup.dedup();
+        assert_eq!(dedup.len(), 8);
+    }
+
+    #[test]
+    fn reduce_covers_the_range_exactly() {
+        assert_eq!(reduce(0, 1000), 0);
+        assert_eq!(reduce(u64::MAX, 1000), 999);
+        assert_eq!(reduce(u64::MAX, u64::MAX), u64::MAX - 1);
+        assert_eq!(reduce(1 << 63, 1 << 40), 1 << 39);
+        assert_eq!(reduce(12345, 0), 0);
+        // A range of 2^40 bits is reached: the top hash maps near its end.
+        let m = 1u64 << 40;
+        assert_eq!(reduce(u64::MAX, m), m - 1);
+        assert!(reduce(u64::MAX / 3 * 2, m) > (1u64 << 32));
+    }
+
+    #[test]
+    fn digest_u128_round_trip() {
+        let d = Digest::new(7, 9);
+        assert_eq!(Digest::from_u128(d.to_u128()), d);
+        assert_eq!(d.h1(), 7);
+        assert_eq!(d.h2(), 9);
+    }
+}

@@ -1,0 +1,18 @@
+//! The core of the approxset filter family: the object-safe [`ApproxSet`] and
+//! [`Deletable`] traits with their generic extensions, the keyed 128-bit key
+//! [`Digest`], the [`Error`] type and the [`sizing`] math.
+//!
+//! Filter implementations, in this workspace or elsewhere, depend on this
+//! crate alone. Applications use the `approxset` facade, which re-exports
+//! everything here along with the filters and `Variant`.
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod error;
+pub mod hash;
+pub mod sizing;
+mod traits;
+
+pub use error::{Error, Result};
+pub use hash::{Digest, HashKey};
+pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt};

@@ -1,0 +1,440 @@
+//! The filter traits: the object-safe [`ApproxSet`] and [`Deletable`], and
+//! their generic extensions [`ApproxSetExt`] and [`DeletableExt`].
+//!
+//! This follows `rand`'s `RngCore`/`Rng` split. Implementors write the small
+//! digest-level trait; the generic methods (`insert<T: Hash>`, `contains`,
+//! the byte-string path) come from a blanket extension implemented for every
+//! `S: ApproxSet + ?Sized`, trait objects included. The same generic methods
+//! are also inherent on the trait-object types (`dyn ApproxSet`,
+//! `dyn ApproxSet + Send + Sync`, …), so a boxed filter is usable with only
+//! [`ApproxSet`] in scope.
+
+use std::fmt;
+use std::hash::Hash;
+
+use crate::error::Result;
+use crate::hash::{Digest, HashKey};
+
+/// An approximate-membership filter: "is this key possibly in the set?".
+///
+/// A filter answers `contains` with `false` only for keys that were never
+/// inserted (or, for a [`Deletable`] filter, removed as often as inserted):
+/// it has **no false negatives**. It may answer `true` for a key that was
+/// never inserted, a false positive, at about the rate it was built for.
+///
+/// The trait is object safe and works on precomputed [`Digest`]s; the generic
+/// methods are in [`ApproxSetExt`], which every `ApproxSet` implements, and
+/// are inherent on `dyn ApproxSet` (with or without `Send`/`Sync`).
+///
+/// ```
+/// use approxset_core::{ApproxSet, ApproxSetExt};
+/// # use approxset_core::{Digest, HashKey, Result};
+/// # #[derive(Debug, Default)]
+/// # struct Exact(std::collections::HashSet<u128>, HashKey);
+/// # impl ApproxSet for Exact {
+/// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+/// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
+/// #     fn hash_key(&self) -> HashKey { self.1 }
+/// #     fn len(&self) -> usize { self.0.len() }
+/// #     fn capacity(&self) -> usize { usize::MAX }
+/// #     fn fp_rate(&self) -> f64 { 0.0 }
+/// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
+/// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
+/// #     fn clear(&mut self) { self.0.clear() }
+/// #     fn variant(&self) -> &'static str { "exact" }
+/// # }
+/// fn remember(set: &mut dyn ApproxSet, words: &[&str]) -> Result<(), approxset_core::Error> {
+///     for w in words {
+///         set.insert(w)?;
+///     }
+///     Ok(())
+/// }
+/// let mut set = Exact::default();
+/// remember(&mut set, &["alice", "bob"])?;
+/// assert!(set.contains("alice"));
+/// # Ok::<(), approxset_core::Error>(())
+/// ```
+pub trait ApproxSet: fmt::Debug {
+    /// Inserts the key whose digest is `digest`.
+    ///
+    /// Returns `Ok(true)` when the filter certainly did not hold the key
+    /// before (a bit or counter changed), `Ok(false)` when it may have.
+    ///
+    /// # Errors
+    /// Only a variant with bounded room (a cuckoo table) fails, with
+    /// [`Error::Full`](crate::Error::Full); nothing stored before is lost.
+    fn insert_digest(&mut self, digest: Digest) -> Result<bool>;
+
+    /// Whether the key whose digest is `digest` may be in the set (`false`
+    /// means certainly not).
+    fn contains_digest(&self, digest: Digest) -> bool;
+
+    /// The 128-bit key this filter hashes items with.
+    fn hash_key(&self) -> HashKey;
+
+    /// Items inserted: successful `insert` calls, less successful removals
+    /// where the variant can delete. A plain Bloom filter cannot tell a
+    /// repeated insert from a new one, so duplicates count each time unless
+    /// the variant documents otherwise.
+    fn len(&self) -> usize;
+
+    /// Whether no item was inserted (or all were removed).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of items the filter was sized for.
+    fn capacity(&self) -> usize;
+
+    /// The false-positive rate the filter was built for, at `capacity` items.
+    fn fp_rate(&self) -> f64;
+
+    /// The false-positive rate estimated from the filter's current fill.
+    fn estimated_fp_rate(&self) -> f64;
+
+    /// Bytes of filter data (bits, counters or slots), not counting the
+    /// fixed-size struct around them.
+    fn memory_bytes(&self) -> usize;
+
+    /// Removes every item, keeping the size and the hash key.
+    fn clear(&mut self);
+
+    /// The variant's lowercase name (`"classic"`, `"partitioned"`, …), as
+    /// `approxset::Variant` displays it. Third-party filters return their own.
+    fn variant(&self) -> &'static str;
+}
+
+/// A filter that can also remove items.
+///
+/// Like [`ApproxSet`], it is object safe; the generic `remove` is in
+/// [`DeletableExt`] and inherent on `dyn Deletable`.
+pub trait Deletable: ApproxSet {
+    /// Removes one copy of the key whose digest is `digest`.
+    ///
+    /// Returns `false` and changes nothing when the key is certainly absent.
+    /// Removing a key that was never inserted but tests positive (a false
+    /// positive) corrupts the filter: it may then miss keys that *were*
+    /// inserted. No filter can detect that case; only remove keys you know
+    /// you inserted.
+    fn remove_digest(&mut self, digest: Digest) -> bool;
+}
+
+/// The generic methods of every [`ApproxSet`], trait objects included.
+pub trait ApproxSetExt: ApproxSet {
+    /// The digest of `item` under this filter's key, through [`Hash`].
+    #[inline]
+    fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
+        self.hash_key().digest(item)
+    }
+
+    /// Inserts `item`; see [`ApproxSet::insert_digest`].
+    ///
+    /// # Errors
+    /// As [`ApproxSet::insert_digest`].
+    #[inline]
+    fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
+        let digest = self.digest(item);
+        self.insert_digest(digest)
+    }
+
+    /// Whether `item` may be in the set.
+    #[inline]
+    fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_digest(self.digest(item))
+    }
+
+    /// Inserts a byte string, hashed as raw bytes: the same positions on
+    /// every platform, for filters that are saved and loaded elsewhere.
+    ///
+    /// `insert_bytes(b"x")` and `insert("x")` hash differently (`Hash` for
+    /// `str` appends a terminator); use one path per filter.
+    ///
+    /// # Errors
+    /// As [`ApproxSet::insert_digest`].
+    #[inline]
+    fn insert_bytes(&mut self, bytes: &[u8]) -> Result<bool> {
+        let digest = self.hash_key().digest_bytes(bytes);
+        self.insert_digest(digest)
+    }
+
+    /// Whether a byte string inserted by [`insert_bytes`](Self::insert_bytes)
+    /// may be in the set.
+    #[inline]
+    fn contains_bytes(&self, bytes: &[u8]) -> bool {
+        self.contains_digest(self.hash_key().digest_bytes(bytes))
+    }
+}
+
+impl<S: ApproxSet + ?Sized> ApproxSetExt for S {}
+
+/// The generic methods of every [`Deletable`], trait objects included.
+pub trait DeletableExt: Deletable {
+    /// Removes one copy of `item`; see [`Deletable::remove_digest`].
+    #[inline]
+    fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        let digest = self.hash_key().digest(item);
+        self.remove_digest(digest)
+    }
+
+    /// Removes one copy of a byte string inserted by
+    /// [`ApproxSetExt::insert_bytes`].
+    #[inline]
+    fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
+        let digest = self.hash_key().digest_bytes(bytes);
+        self.remove_digest(digest)
+    }
+}
+
+impl<S: Deletable + ?Sized> DeletableExt for S {}
+
+macro_rules! forward_approx_set {
+    ($($ty:ty),*) => {$(
+        impl<S: ApproxSet + ?Sized> ApproxSet for $ty {
+            #[inline]
+            fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+                (**self).insert_digest(digest)
+            }
+            #[inline]
+            fn contains_digest(&self, digest: Digest) -> bool {
+                (**self).contains_digest(digest)
+            }
+            fn hash_key(&self) -> HashKey {
+                (**self).hash_key()
+            }
+            fn len(&self) -> usize {
+                (**self).len()
+            }
+            fn is_empty(&self) -> bool {
+                (**self).is_empty()
+            }
+            fn capacity(&self) -> usize {
+                (**self).capacity()
+            }
+            fn fp_rate(&self) -> f64 {
+                (**self).fp_rate()
+            }
+            fn estimated_fp_rate(&self) -> f64 {
+                (**self).estimated_fp_rate()
+            }
+            fn memory_bytes(&self) -> usize {
+                (**self).memory_bytes()
+            }
+            fn clear(&mut self) {
+                (**self).clear()
+            }
+            fn variant(&self) -> &'static str {
+                (**self).variant()
+            }
+        }
+    )*};
+}
+
+forward_approx_set!(Box<S>, &mut S);
+
+impl<S: Deletable + ?Sized> Deletable for Box<S> {
+    #[inline]
+    fn remove_digest(&mut self, digest: Digest) -> bool {
+        (**self).remove_digest(digest)
+    }
+}
+
+impl<S: Deletable + ?Sized> Deletable for &mut S {
+    #[inline]
+    fn remove_digest(&mut self, digest: Digest) -> bool {
+        (**self).remove_digest(digest)
+    }
+}
+
+/// Inherent copies of the extension methods on the trait-object types, so
+/// `Box<dyn ApproxSet + Send + Sync>` needs only `ApproxSet` in scope.
+macro_rules! inherent_generic_methods {
+    ($($dyn_ty:ty),*) => {$(
+        impl<'a> $dyn_ty {
+            /// The digest of `item` under this filter's key; see [`ApproxSetExt::digest`].
+            #[inline]
+            pub fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
+                ApproxSetExt::digest(self, item)
+            }
+
+            /// Inserts `item`; see [`ApproxSetExt::insert`].
+            ///
+            /// # Errors
+            /// As [`ApproxSet::insert_digest`].
+            #[inline]
+            pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
+                ApproxSetExt::insert(self, item)
+            }
+
+            /// Whether `item` may be in the set; see [`ApproxSetExt::contains`].
+            #[inline]
+            pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+                ApproxSetExt::contains(self, item)
+            }
+
+            /// Inserts a byte string; see [`ApproxSetExt::insert_bytes`].
+            ///
+            /// # Errors
+            /// As [`ApproxSet::insert_digest`].
+            #[inline]
+            pub fn insert_bytes(&mut self, bytes: &[u8]) -> Result<bool> {
+                ApproxSetExt::insert_bytes(self, bytes)
+            }
+
+            /// Whether a byte string may be in the set; see [`ApproxSetExt::contains_bytes`].
+            #[inline]
+            pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
+                ApproxSetExt::contains_bytes(self, bytes)
+            }
+        }
+    )*};
+}
+
+inherent_generic_methods!(
+    dyn ApproxSet + 'a,
+    dyn ApproxSet + Send + 'a,
+    dyn ApproxSet + Send + Sync + 'a,
+    dyn Deletable + 'a,
+    dyn Deletable + Send + 'a,
+    dyn Deletable + Send + Sync + 'a
+);
+
+macro_rules! inherent_remove_methods {
+    ($($dyn_ty:ty),*) => {$(
+        impl<'a> $dyn_ty {
+            /// Removes one copy of `item`; see [`DeletableExt::remove`].
+            #[inline]
+            pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+                DeletableExt::remove(self, item)
+            }
+
+            /// Removes one copy of a byte string; see [`DeletableExt::remove_bytes`].
+            #[inline]
+            pub fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
+                DeletableExt::remove_bytes(self, bytes)
+            }
+        }
+    )*};
+}
+
+inherent_remove_methods!(
+    dyn Deletable + 'a,
+    dyn Deletable + Send + 'a,
+    dyn Deletable + Send + Sync + 'a
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// An exact multiset behind the traits, to check the plumbing.
+    #[derive(Debug, Default)]
+    struct Exact {
+        counts: HashMap<u128, usize>,
+        len: usize,
+    }
+
+    impl ApproxSet for Exact {
+        fn insert_digest(&mut self, d: Digest) -> Result<bool> {
+            let c = self.counts.entry(d.to_u128()).or_default();
+            *c += 1;
+            self.len += 1;
+            Ok(*c == 1)
+        }
+        fn contains_digest(&self, d: Digest) -> bool {
+            self.counts.contains_key(&d.to_u128())
+        }
+        fn hash_key(&self) -> HashKey {
+            HashKey::from_seed(7)
+        }
+        fn len(&self) -> usize {
+            self.len
+        }
+        fn capacity(&self) -> usize {
+            usize::MAX
+        }
+        fn fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn estimated_fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn memory_bytes(&self) -> usize {
+            self.counts.len() * 24
+        }
+        fn clear(&mut self) {
+            self.counts.clear();
+            self.len = 0;
+        }
+        fn variant(&self) -> &'static str {
+            "exact"
+        }
+    }
+
+    impl Deletable for Exact {
+        fn remove_digest(&mut self, d: Digest) -> bool {
+            match self.counts.get_mut(&d.to_u128()) {
+                None => false,
+                Some(c) => {
+                    *c -= 1;
+                    if *c == 0 {
+                        self.counts.remove(&d.to_u128());
+                    }
+                    self.len -= 1;
+                    true
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn generic_methods_work_through_every_dyn_type() {
+        let mut boxed: Box<dyn ApproxSet + Send + Sync> = Box::new(Exact::default());
+        assert!(boxed.insert("alice").unwrap());
+        assert!(!boxed.insert("alice").unwrap());
+        assert!(boxed.contains("alice"));
+        assert!(!boxed.contains("bob"));
+        assert!(boxed.insert_bytes(b"carol").unwrap());
+        assert!(boxed.contains_bytes(b"carol"));
+        assert_eq!(boxed.len(), 3);
+
+        let mut del: Box<dyn Deletable + Send + Sync> = Box::new(Exact::default());
+        del.insert(&42u64).unwrap();
+        del.insert(&42u64).unwrap();
+        assert!(del.remove(&42u64));
+        assert!(del.contains(&42u64), "one copy left");
+        assert!(del.remove(&42u64));
+        assert!(!del.contains(&42u64));
+        assert!(!del.remove(&42u64), "absent: nothing to remove");
+        assert!(del.is_empty());
+
+        let mut plain = Exact::default();
+        let by_ref: &mut dyn Deletable = &mut plain;
+        by_ref.insert_bytes(b"x").unwrap();
+        assert!(by_ref.remove_bytes(b"x"));
+        assert!(!by_ref.contains_bytes(b"x"));
+    }
+
+    #[test]
+    fn extension_serves_generic_code_and_boxes() {
+        fn fill<S: ApproxSet + ?Sized>(s: &mut S, n: u32) {
+            for i in 0..n {
+                s.insert(&i).unwrap();
+            }
+        }
+        let mut boxed: Box<dyn ApproxSet> = Box::new(Exact::default());
+        fill(&mut boxed, 10);
+        assert_eq!(boxed.len(), 10);
+        assert!((0..10u32).all(|i| boxed.contains(&i)));
+        boxed.clear();
+        assert!(boxed.is_empty());
+        assert_eq!(boxed.variant(), "exact");
+    }
+
+    #[test]
+    fn byte_and_hash_paths_differ_but_are_each_consistent() {
+        let s = Exact::default();
+        assert_ne!(s.digest("x"), s.hash_key().digest_bytes(b"x"));
+        assert_eq!(s.digest("x"), s.digest(&"x"));
+    }
+}
