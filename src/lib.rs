@@ -1,1 +1,44 @@
-//! placeholder
+//! Approximate-membership filters behind one object-safe trait.
+//!
+//! "Is this key possibly in the set?" answered in a few nanoseconds and a
+//! few bits per key, with **no false negatives**. Choose a variant at run
+//! time with [`Variant`] and use it through [`ApproxSet`]:
+//!
+//! ```
+//! use approxset::{ApproxSet, Variant};
+//! let mut f: Box<dyn ApproxSet + Send + Sync> = Variant::Classic.build(1_000_000, 0.01)?;
+//! f.insert("alice")?;             // any T: Hash + ?Sized, also through dyn
+//! assert!(f.contains("alice"));   // never a false negative
+//! let _maybe = f.contains(&42u64); // false, or a false positive at about 1 %
+//! # Ok::<(), approxset::Error>(())
+//! ```
+//!
+//! Or use a concrete filter directly:
+//!
+//! ```
+//! use approxset::BloomFilter;
+//! let mut f = BloomFilter::with_fp_rate(0.001).seed(1).expected_items(10_000)?;
+//! f.insert_bytes(b"portable keys hash as bytes");
+//! assert!(f.contains_bytes(b"portable keys hash as bytes"));
+//! # Ok::<(), approxset::Error>(())
+//! ```
+//!
+//! The crates behind this facade: `approxset-core` (traits, hashing, errors,
+//! [`sizing`] math; what third-party filters depend on) and
+//! `approxset-bloom` (the Bloom family).
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod variant;
+
+pub use approxset_bloom::{
+    Bloom, BloomFilter, Classic, Layout, Partitioned, PartitionedBloomFilter, builder,
+};
+pub use approxset_core::{
+    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Digest, Error, HashKey, Result, hash, sizing,
+};
+pub use variant::{ParseVariantError, Variant, VariantBuilder};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -96,7 +96,10 @@ pub fn validate_fp_rate(fp_rate: f64) -> Result<()> {
 /// [`Error::InvalidParameter`] naming `expected_items` when `items` is 0.
 pub fn validate_items(items: usize) -> Result<()> {
     if items == 0 {
-        Err(Error::invalid("expected_items", "must be at least 1, got 0"))
+        Err(Error::invalid(
+            "expected_items",
+            "must be at least 1, got 0",
+        ))
     } else {
         Ok(())
     }
@@ -262,12 +265,10 @@ pub fn partitioned_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         while fp_rate_partitioned(slice * u64::from(k), n, k) > fp_rate {
             slice += 1 + slice / 1_000_000;
         }
-        let m = slice
-            .checked_mul(u64::from(k))
-            .ok_or(Error::TooLarge {
-                needed: u128::MAX,
-                limit: u128::from(MAX_BITS / 8),
-            })?;
+        let m = slice.checked_mul(u64::from(k)).ok_or(Error::TooLarge {
+            needed: u128::MAX,
+            limit: u128::from(MAX_BITS / 8),
+        })?;
         validate_bits(m)?;
         if best.is_none_or(|b| m < b.bits) {
             best = Some(BloomParams { bits: m, hashes: k });
@@ -318,7 +319,10 @@ mod tests {
             let got = params.bits_per_key(n);
             // At most 1 % over the real-valued optimum, and never under the
             // exact bound.
-            assert!(got >= ideal * 0.999 && got <= ideal * 1.01, "p = {p}: {got} vs {ideal}");
+            assert!(
+                got >= ideal * 0.999 && got <= ideal * 1.01,
+                "p = {p}: {got} vs {ideal}"
+            );
             assert!(fp_rate_exact(params.bits(), n as u64, k) <= p);
             // One bit fewer would miss the target: m is the least.
             assert!(fp_rate_exact(params.bits() - 1, n as u64, k) > p);
@@ -366,7 +370,9 @@ mod tests {
     fn optimum_at_experiment_two() {
         // m/n = 10: k* = 6.93, the U curve bottoms at 7.
         assert!((optimal_hashes(10.0) - 6.931).abs() < 1e-3);
-        let rates: Vec<f64> = (1..=10).map(|k| fp_rate_exact(1_000_000, 100_000, k)).collect();
+        let rates: Vec<f64> = (1..=10)
+            .map(|k| fp_rate_exact(1_000_000, 100_000, k))
+            .collect();
         let best = rates
             .iter()
             .enumerate()
@@ -394,17 +400,26 @@ mod tests {
         for p in [0.0, 1.0, -0.1, 1.5, f64::NAN, f64::INFINITY] {
             assert!(matches!(
                 classic_params(10, p),
-                Err(Error::InvalidParameter { name: "fp_rate", .. })
+                Err(Error::InvalidParameter {
+                    name: "fp_rate",
+                    ..
+                })
             ));
         }
         assert!(matches!(
             classic_params(0, 0.01),
-            Err(Error::InvalidParameter { name: "expected_items", .. })
+            Err(Error::InvalidParameter {
+                name: "expected_items",
+                ..
+            })
         ));
         // k would be ~997: absurd.
         assert!(matches!(
             classic_params(10, 1e-300),
-            Err(Error::InvalidParameter { name: "fp_rate", .. })
+            Err(Error::InvalidParameter {
+                name: "fp_rate",
+                ..
+            })
         ));
         assert!(matches!(
             classic_params(usize::MAX, 1e-18),

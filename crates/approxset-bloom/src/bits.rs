@@ -1,0 +1,151 @@
+//! Bit storage shared by the Bloom filters: a fixed-length bit array in
+//! 64-bit words that keeps its count of set bits.
+
+use approxset_core::sizing::check_memory;
+use approxset_core::{Error, Result};
+
+/// A fixed-length array of bits in `u64` words, with a running count of ones.
+///
+/// Bits past `len` in the last word are always zero.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct BitVec {
+    words: Vec<u64>,
+    len: u64,
+    ones: u64,
+}
+
+impl BitVec {
+    /// `len` zero bits, or an error when they would pass `max_bytes`, the
+    /// address space, or what the allocator can give.
+    pub(crate) fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
+        let words = u128::from(len).div_ceil(64);
+        let bytes = check_memory(words * 8, max_bytes)?;
+        let words = bytes / 8;
+        let mut storage = Vec::new();
+        storage
+            .try_reserve_exact(words)
+            .map_err(|_| Error::AllocationFailed { bytes })?;
+        storage.resize(words, 0);
+        Ok(BitVec {
+            words: storage,
+            len,
+            ones: 0,
+        })
+    }
+
+    /// Number of bits.
+    #[inline]
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Number of bits set.
+    #[inline]
+    pub(crate) fn count_ones(&self) -> u64 {
+        self.ones
+    }
+
+    /// Bytes of storage.
+    #[inline]
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// Whether bit `index` is set. `index < len`.
+    #[inline]
+    pub(crate) fn get(&self, index: u64) -> bool {
+        debug_assert!(index < self.len);
+        (self.words[(index >> 6) as usize] >> (index & 63)) & 1 == 1
+    }
+
+    /// Sets bit `index`; returns whether it was clear before. `index < len`.
+    #[inline]
+    pub(crate) fn set(&mut self, index: u64) -> bool {
+        debug_assert!(index < self.len);
+        let word = &mut self.words[(index >> 6) as usize];
+        let mask = 1u64 << (index & 63);
+        let was_clear = *word & mask == 0;
+        *word |= mask;
+        self.ones += u64::from(was_clear);
+        was_clear
+    }
+
+    /// Clears every bit.
+    pub(crate) fn clear(&mut self) {
+        self.words.fill(0);
+        self.ones = 0;
+    }
+
+    /// `self |= other`; both have the same length.
+    pub(crate) fn union_with(&mut self, other: &BitVec) {
+        debug_assert_eq!(self.len, other.len);
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= *b;
+        }
+        self.recount();
+    }
+
+    /// `self &= other`; both have the same length.
+    pub(crate) fn intersect_with(&mut self, other: &BitVec) {
+        debug_assert_eq!(self.len, other.len);
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= *b;
+        }
+        self.recount();
+    }
+
+    fn recount(&mut self) {
+        self.ones = self.words.iter().map(|w| u64::from(w.count_ones())).sum();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_get_and_count() {
+        let mut b = BitVec::zeros(130, None).unwrap();
+        assert_eq!(b.memory_bytes(), 24);
+        assert!(b.set(0));
+        assert!(b.set(129));
+        assert!(!b.set(129));
+        assert!(b.set(64));
+        assert!(b.get(0) && b.get(64) && b.get(129));
+        assert!(!b.get(1) && !b.get(63) && !b.get(128));
+        assert_eq!(b.count_ones(), 3);
+        b.clear();
+        assert_eq!(b.count_ones(), 0);
+        assert!(!b.get(129));
+    }
+
+    #[test]
+    fn union_and_intersection_recount() {
+        let mut a = BitVec::zeros(200, None).unwrap();
+        let mut b = BitVec::zeros(200, None).unwrap();
+        for i in [1, 5, 100, 199] {
+            a.set(i);
+        }
+        for i in [5, 6, 199] {
+            b.set(i);
+        }
+        let mut u = a.clone();
+        u.union_with(&b);
+        assert_eq!(u.count_ones(), 5);
+        assert!((0..200).all(|i| u.get(i) == (a.get(i) || b.get(i))));
+        a.intersect_with(&b);
+        assert_eq!(a.count_ones(), 2);
+        assert!(a.get(5) && a.get(199) && !a.get(1));
+    }
+
+    #[test]
+    fn memory_limits_are_errors_not_aborts() {
+        assert!(matches!(
+            BitVec::zeros(1 << 20, Some(1000)),
+            Err(Error::TooLarge { .. })
+        ));
+        // 2^63 bits = 2^60 bytes: more than any machine, refused cleanly.
+        assert!(BitVec::zeros(1 << 63, None).is_err());
+        assert!(BitVec::zeros(8000, Some(1000)).is_ok());
+    }
+}

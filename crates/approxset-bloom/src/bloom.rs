@@ -1,0 +1,333 @@
+//! The Bloom filter shared by both layouts: bits, `k`, the hash key and the
+//! bookkeeping, generic over the [`Layout`] that places positions.
+
+use std::fmt;
+use std::hash::Hash;
+use std::marker::PhantomData;
+
+use approxset_core::sizing::BloomParams;
+use approxset_core::{ApproxSet, Digest, Error, HashKey, Result};
+
+use crate::bits::BitVec;
+use crate::builder::{Builder, FpRate, NumBits};
+use crate::layout::Layout;
+
+/// A Bloom filter with layout `L`: use the aliases
+/// [`BloomFilter`](crate::BloomFilter) (classic) and
+/// [`PartitionedBloomFilter`](crate::PartitionedBloomFilter).
+///
+/// It never forgets: once inserted, an item is found until
+/// [`clear`](Self::clear). Items cannot be removed; see the counting filter
+/// for that.
+pub struct Bloom<L: Layout> {
+    bits: BitVec,
+    hashes: u32,
+    key: HashKey,
+    len: usize,
+    capacity: usize,
+    fp_rate: f64,
+    layout: PhantomData<L>,
+}
+
+impl<L: Layout> Bloom<L> {
+    /// A filter for `expected_items` items at false-positive rate `fp_rate`,
+    /// with a random hash key. Shorthand for
+    /// `with_fp_rate(fp_rate).expected_items(expected_items)`.
+    ///
+    /// # Errors
+    /// As [`Builder::expected_items`].
+    pub fn new(expected_items: usize, fp_rate: f64) -> Result<Self> {
+        Self::with_fp_rate(fp_rate).expected_items(expected_items)
+    }
+
+    /// Starts a builder that sizes the filter for a target false-positive
+    /// rate; finish with [`Builder::expected_items`].
+    pub fn with_fp_rate(fp_rate: f64) -> Builder<L, FpRate> {
+        Builder::fp_rate(fp_rate)
+    }
+
+    /// Starts a builder for a filter of `bits` bits; finish with
+    /// [`Builder::hashes`].
+    pub fn with_num_bits(bits: u64) -> Builder<L, NumBits> {
+        Builder::num_bits(bits)
+    }
+
+    pub(crate) fn from_parts(
+        params: BloomParams,
+        key: HashKey,
+        capacity: usize,
+        fp_rate: f64,
+        max_bytes: Option<usize>,
+    ) -> Result<Self> {
+        Ok(Bloom {
+            bits: BitVec::zeros(params.bits(), max_bytes)?,
+            hashes: params.hashes(),
+            key,
+            len: 0,
+            capacity,
+            fp_rate,
+            layout: PhantomData,
+        })
+    }
+
+    /// Inserts `item`; returns `true` when it was certainly new (a bit
+    /// changed). A Bloom filter never fails to insert.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.insert_digest(self.key.digest(item))
+    }
+
+    /// Whether `item` may have been inserted (`false`: certainly not).
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_digest(self.key.digest(item))
+    }
+
+    /// Inserts a byte string hashed as raw bytes (portable across platforms).
+    #[inline]
+    pub fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
+        self.insert_digest(self.key.digest_bytes(bytes))
+    }
+
+    /// Whether a byte string inserted with
+    /// [`insert_bytes`](Self::insert_bytes) may be present.
+    #[inline]
+    pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
+        self.contains_digest(self.key.digest_bytes(bytes))
+    }
+
+    /// Inserts a precomputed digest (see [`HashKey::digest`]).
+    #[inline]
+    pub fn insert_digest(&mut self, digest: Digest) -> bool {
+        let mut changed = false;
+        for pos in L::positions(self.bits.len(), self.hashes, digest) {
+            changed |= self.bits.set(pos);
+        }
+        self.len = self.len.saturating_add(1);
+        changed
+    }
+
+    /// Whether a precomputed digest may be present.
+    #[inline]
+    pub fn contains_digest(&self, digest: Digest) -> bool {
+        L::positions(self.bits.len(), self.hashes, digest).all(|pos| self.bits.get(pos))
+    }
+
+    /// The number of bits `m`.
+    pub fn bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// The number of hash functions `k`.
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    /// The filter's hash key.
+    pub fn hash_key(&self) -> HashKey {
+        self.key
+    }
+
+    /// The number of bits set, `X`.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// The fraction of bits set, `X / m` (½ at the optimum).
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits.count_ones() as f64 / self.bits.len() as f64
+    }
+
+    /// Items inserted (see [`ApproxSet::len`]): every insert counts, as a
+    /// Bloom filter cannot tell a repeat from a new item. After a
+    /// [`union`](Self::union) it is the sum of both counts and after an
+    /// [`intersect`](Self::intersect) the smaller one; for the number of
+    /// distinct items use [`estimated_items`](Self::estimated_items).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing was inserted.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of items the filter was sized for.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The false-positive rate the filter was sized for, at `capacity` items.
+    pub fn fp_rate(&self) -> f64 {
+        self.fp_rate
+    }
+
+    /// The false-positive rate from the current fill: (X/m)^k.
+    pub fn estimated_fp_rate(&self) -> f64 {
+        self.fill_ratio().powi(self.hashes as i32)
+    }
+
+    /// The number of distinct items estimated from the fill (Swamidass and
+    /// Baldi): −(m/k)·ln(1 − X/m). Infinite when every bit is set.
+    pub fn estimated_items(&self) -> f64 {
+        let m = self.bits.len() as f64;
+        -(m / f64::from(self.hashes)) * (-self.fill_ratio()).ln_1p()
+    }
+
+    /// Bytes of bit storage.
+    pub fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+
+    /// Removes every item, keeping the size and the key.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+        self.len = 0;
+    }
+
+    /// Checks that `other` has the same bits, hashes and key, so that the
+    /// two can be combined.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] naming the first parameter that differs.
+    pub fn check_compatible(&self, other: &Self) -> Result<()> {
+        if self.bits.len() != other.bits.len() {
+            return Err(Error::Incompatible {
+                parameter: "bits",
+                detail: format!("{} vs {}", self.bits.len(), other.bits.len()),
+            });
+        }
+        if self.hashes != other.hashes {
+            return Err(Error::Incompatible {
+                parameter: "hashes",
+                detail: format!("{} vs {}", self.hashes, other.hashes),
+            });
+        }
+        if self.key != other.key {
+            return Err(Error::Incompatible {
+                parameter: "hash key",
+                detail: "the filters were built with different keys or seeds".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds every item of `other` (bitwise OR): afterwards the filter answers
+    /// `true` for everything either filter held. It is exactly the filter
+    /// that inserting both sets would have built.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the two differ in bits, hashes or key;
+    /// the filter is left unchanged.
+    pub fn union(&mut self, other: &Self) -> Result<()> {
+        self.check_compatible(other)?;
+        self.bits.union_with(&other.bits);
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// Keeps the bits set in both filters (bitwise AND): afterwards the
+    /// filter answers `true` for every item both held, and its false-positive
+    /// rate may be higher than a filter built from the intersection alone.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the two differ in bits, hashes or key;
+    /// the filter is left unchanged.
+    pub fn intersect(&mut self, other: &Self) -> Result<()> {
+        self.check_compatible(other)?;
+        self.bits.intersect_with(&other.bits);
+        self.len = self.len.min(other.len);
+        Ok(())
+    }
+}
+
+impl<L: Layout> Clone for Bloom<L> {
+    fn clone(&self) -> Self {
+        Bloom {
+            bits: self.bits.clone(),
+            hashes: self.hashes,
+            key: self.key,
+            len: self.len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+            layout: PhantomData,
+        }
+    }
+}
+
+impl<L: Layout> PartialEq for Bloom<L> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bits == other.bits
+            && self.hashes == other.hashes
+            && self.key == other.key
+            && self.len == other.len
+            && self.capacity == other.capacity
+            && self.fp_rate.to_bits() == other.fp_rate.to_bits()
+    }
+}
+
+impl<L: Layout> fmt::Debug for Bloom<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Bloom")
+            .field("layout", &L::NAME)
+            .field("bits", &self.bits.len())
+            .field("hashes", &self.hashes)
+            .field("ones", &self.bits.count_ones())
+            .field("len", &self.len)
+            .field("capacity", &self.capacity)
+            .field("fp_rate", &self.fp_rate)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: Layout, T: Hash> Extend<T> for Bloom<L> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for item in iter {
+            self.insert(&item);
+        }
+    }
+}
+
+impl<L: Layout> ApproxSet for Bloom<L> {
+    #[inline]
+    fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+        Ok(Bloom::insert_digest(self, digest))
+    }
+
+    #[inline]
+    fn contains_digest(&self, digest: Digest) -> bool {
+        Bloom::contains_digest(self, digest)
+    }
+
+    fn hash_key(&self) -> HashKey {
+        self.key
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn fp_rate(&self) -> f64 {
+        self.fp_rate
+    }
+
+    fn estimated_fp_rate(&self) -> f64 {
+        Bloom::estimated_fp_rate(self)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bits.memory_bytes()
+    }
+
+    fn clear(&mut self) {
+        Bloom::clear(self)
+    }
+
+    fn variant(&self) -> &'static str {
+        L::NAME
+    }
+}

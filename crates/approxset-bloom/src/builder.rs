@@ -1,0 +1,153 @@
+//! Builders of Bloom filters, after fastbloom: the first call fixes how the
+//! filter is sized, the options follow, and the last call builds it.
+//!
+//! ```
+//! use approxset_bloom::BloomFilter;
+//! // from a target false-positive rate and the expected number of items
+//! let a = BloomFilter::with_fp_rate(0.01).seed(42).expected_items(10_000)?;
+//! // from a bit count and a hash count
+//! let b = BloomFilter::with_num_bits(95_851).seed(42).hashes(7)?;
+//! assert_eq!(a.hashes(), b.hashes());
+//! # Ok::<(), approxset_bloom::Error>(())
+//! ```
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use approxset_core::sizing::{BloomParams, optimal_items, validate_bits, validate_hashes};
+use approxset_core::{HashKey, Result};
+
+use crate::bloom::Bloom;
+use crate::layout::Layout;
+
+/// Sizing by a target false-positive rate; finish with
+/// [`expected_items`](Builder::expected_items).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FpRate(f64);
+
+/// Sizing by a bit count; finish with [`hashes`](Builder::hashes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumBits(u64);
+
+/// A builder of [`Bloom`] filters; see the [module docs](self).
+///
+/// `S` is the sizing chosen by the first call ([`FpRate`] or [`NumBits`]).
+pub struct Builder<L, S> {
+    sizing: S,
+    key: Option<HashKey>,
+    max_bytes: Option<usize>,
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<L, S: Clone> Clone for Builder<L, S> {
+    fn clone(&self) -> Self {
+        Builder {
+            sizing: self.sizing.clone(),
+            key: self.key,
+            max_bytes: self.max_bytes,
+            layout: PhantomData,
+        }
+    }
+}
+
+impl<L: Layout, S: fmt::Debug> fmt::Debug for Builder<L, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("layout", &L::NAME)
+            .field("sizing", &self.sizing)
+            .field("key", &self.key)
+            .field("max_bytes", &self.max_bytes)
+            .finish()
+    }
+}
+
+impl<L: Layout, S> Builder<L, S> {
+    pub(crate) fn new(sizing: S) -> Self {
+        Builder {
+            sizing,
+            key: None,
+            max_bytes: None,
+            layout: PhantomData,
+        }
+    }
+
+    /// Hash with a key derived from `seed`, for a reproducible filter. The
+    /// default is a random key ([`HashKey::random`]).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.key = Some(HashKey::from_seed(seed));
+        self
+    }
+
+    /// Hash with this key, e.g. to build a filter that can be combined with
+    /// another one.
+    pub fn hash_key(mut self, key: HashKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// Refuse to build a filter whose data would take more than `max_bytes`
+    /// bytes (the build returns [`Error::TooLarge`](crate::Error::TooLarge)).
+    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = Some(max_bytes);
+        self
+    }
+
+    fn build(self, params: BloomParams, capacity: usize, fp_rate: f64) -> Result<Bloom<L>> {
+        Bloom::from_parts(
+            params,
+            self.key.unwrap_or_else(HashKey::random),
+            capacity,
+            fp_rate,
+            self.max_bytes,
+        )
+    }
+}
+
+impl<L: Layout> Builder<L, FpRate> {
+    pub(crate) fn fp_rate(fp_rate: f64) -> Self {
+        Builder::new(FpRate(fp_rate))
+    }
+
+    /// Builds the smallest filter whose false-positive rate after
+    /// `expected_items` insertions is at most the target (exact formula).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) when the
+    /// rate is outside (0, 1) or needs more than
+    /// [`MAX_HASHES`](approxset_core::sizing::MAX_HASHES) hashes, or
+    /// `expected_items` is 0; [`Error::TooLarge`](crate::Error::TooLarge) or
+    /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
+    /// memory cannot be had.
+    pub fn expected_items(self, expected_items: usize) -> Result<Bloom<L>> {
+        let fp_rate = self.sizing.0;
+        let params = L::params(expected_items, fp_rate)?;
+        self.build(params, expected_items, fp_rate)
+    }
+}
+
+impl<L: Layout> Builder<L, NumBits> {
+    pub(crate) fn num_bits(bits: u64) -> Self {
+        Builder::new(NumBits(bits))
+    }
+
+    /// Builds a filter of the chosen bit count (rounded up to a multiple of
+    /// `hashes` for the partitioned layout) with `hashes` hash functions.
+    /// Its capacity is the item count at the optimum, ⌊m·ln 2 / k⌋, and its
+    /// target rate the theoretical rate there.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for 0 bits
+    /// or a hash count outside `1..=MAX_HASHES`;
+    /// [`Error::TooLarge`](crate::Error::TooLarge) or
+    /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
+    /// memory cannot be had.
+    pub fn hashes(self, hashes: u32) -> Result<Bloom<L>> {
+        validate_bits(self.sizing.0)?;
+        validate_hashes(hashes)?;
+        let bits = L::round_bits(self.sizing.0, hashes);
+        let params = BloomParams::new(bits, hashes)?;
+        let capacity = optimal_items(bits, hashes);
+        let fp_rate = L::fp_rate(bits, capacity as u64, hashes);
+        self.build(params, capacity, fp_rate)
+    }
+}

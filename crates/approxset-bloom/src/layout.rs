@@ -1,0 +1,140 @@
+//! How a Bloom filter lays its `k` positions out over its bits: anywhere
+//! ([`Classic`]) or one per slice ([`Partitioned`]).
+
+use std::fmt::Debug;
+
+use approxset_core::Result;
+use approxset_core::hash::{Digest, reduce};
+use approxset_core::sizing::{self, BloomParams};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The position layout of a [`Bloom`](crate::Bloom) filter. Sealed: the two
+/// layouts are [`Classic`] and [`Partitioned`].
+pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'static {
+    /// The variant name the filter reports (`"classic"`, `"partitioned"`).
+    const NAME: &'static str;
+
+    /// The fewest bits and the hash count reaching `fp_rate` at `items`.
+    ///
+    /// # Errors
+    /// As [`sizing::classic_params`].
+    fn params(items: usize, fp_rate: f64) -> Result<BloomParams>;
+
+    /// `bits` rounded up to what the layout can use with `hashes` probes.
+    fn round_bits(bits: u64, hashes: u32) -> u64;
+
+    /// The theoretical false-positive rate at `items` items.
+    fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64;
+
+    /// The `hashes` positions of `digest` in a filter of `bits` bits.
+    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64>;
+}
+
+/// The classic layout: `k` positions anywhere in the `m` bits, by enhanced
+/// double hashing. False-positive rate (1 − (1 − 1/m)^(kn))^k.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Classic;
+
+impl sealed::Sealed for Classic {}
+
+impl Layout for Classic {
+    const NAME: &'static str = "classic";
+
+    fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
+        sizing::classic_params(items, fp_rate)
+    }
+
+    fn round_bits(bits: u64, _hashes: u32) -> u64 {
+        bits
+    }
+
+    fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64 {
+        sizing::fp_rate_exact(bits, items, hashes)
+    }
+
+    #[inline]
+    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64> {
+        digest
+            .probes()
+            .take(hashes as usize)
+            .map(move |h| reduce(h, bits))
+    }
+}
+
+/// The partitioned layout (Almeida et al.): `k` slices of `m/k` bits, one
+/// position in each, so the `k` positions of a key are always distinct.
+/// False-positive rate (1 − (1 − k/m)^n)^k: a hair above the classic rate at
+/// the same size, and the building block of the scalable filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Partitioned;
+
+impl sealed::Sealed for Partitioned {}
+
+impl Layout for Partitioned {
+    const NAME: &'static str = "partitioned";
+
+    fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
+        sizing::partitioned_params(items, fp_rate)
+    }
+
+    fn round_bits(bits: u64, hashes: u32) -> u64 {
+        bits.div_ceil(u64::from(hashes)) * u64::from(hashes)
+    }
+
+    fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64 {
+        sizing::fp_rate_partitioned(bits, items, hashes)
+    }
+
+    #[inline]
+    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64> {
+        let slice = bits / u64::from(hashes);
+        digest
+            .probes()
+            .take(hashes as usize)
+            .zip((0..u64::from(hashes)).map(move |i| i * slice))
+            .map(move |(h, start)| start + reduce(h, slice))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitioned_positions_fall_one_per_slice() {
+        let (bits, k) = (7 * 1000, 7);
+        for seed in 0..1000u64 {
+            let d = Digest::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), seed);
+            let pos: Vec<u64> = Partitioned::positions(bits, k, d).collect();
+            assert_eq!(pos.len(), 7);
+            for (i, p) in pos.iter().enumerate() {
+                assert_eq!(p / 1000, i as u64, "position {p} outside slice {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn classic_positions_stay_in_range_for_huge_filters() {
+        let bits = (1u64 << 40) + 12345;
+        let mut max = 0;
+        for seed in 0..10_000u64 {
+            let d = Digest::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), !seed);
+            for p in Classic::positions(bits, 5, d) {
+                assert!(p < bits);
+                max = max.max(p);
+            }
+        }
+        // Positions reach past 2^32 and near the top of a 2^40-bit filter.
+        assert!(max > bits - bits / 100, "{max}");
+    }
+
+    #[test]
+    fn round_bits() {
+        assert_eq!(Partitioned::round_bits(100, 7), 105);
+        assert_eq!(Partitioned::round_bits(105, 7), 105);
+        assert_eq!(Classic::round_bits(100, 7), 100);
+    }
+}

@@ -1,0 +1,240 @@
+//! Choosing a filter variant at run time.
+
+use std::fmt;
+use std::str::FromStr;
+
+use approxset_bloom::{Bloom, BloomFilter, Layout, PartitionedBloomFilter};
+use approxset_core::{ApproxSet, Deletable, Error, HashKey, Result};
+
+/// A filter variant, to choose at run time and use through
+/// `Box<dyn ApproxSet + Send + Sync>`.
+///
+/// ```
+/// use approxset::{ApproxSet, Variant};
+/// let mut f: Box<dyn ApproxSet + Send + Sync> = Variant::Classic.build(1_000_000, 0.01)?;
+/// f.insert("alice")?;
+/// assert!(f.contains("alice"));
+/// assert_eq!(f.variant(), Variant::Classic);
+/// let v: Variant = "partitioned".parse()?;
+/// assert_eq!(v.to_string(), "partitioned");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// New variants are added as they land, so the enum is `#[non_exhaustive]`;
+/// iterate [`Variant::ALL`] to cover every one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Variant {
+    /// The classic Bloom filter, [`BloomFilter`].
+    Classic,
+    /// The partitioned Bloom filter, [`PartitionedBloomFilter`].
+    Partitioned,
+}
+
+impl Variant {
+    /// Every variant, in a stable order.
+    pub const ALL: &'static [Variant] = &[Variant::Classic, Variant::Partitioned];
+
+    /// The lowercase name, as [`Display`](fmt::Display) prints it and
+    /// [`FromStr`] and [`ApproxSet::variant`] use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Classic => "classic",
+            Variant::Partitioned => "partitioned",
+        }
+    }
+
+    /// Whether the variant can remove items (and so
+    /// [`build_deletable`](Self::build_deletable) succeeds).
+    pub const fn supports_delete(self) -> bool {
+        match self {
+            Variant::Classic | Variant::Partitioned => false,
+        }
+    }
+
+    /// The variant of a filter, when it is one of this crate's.
+    pub fn of<S: ApproxSet + ?Sized>(filter: &S) -> Option<Variant> {
+        filter.variant().parse().ok()
+    }
+
+    /// A filter of this variant for `expected_items` items at a
+    /// false-positive rate of `fp_rate`, with a random hash key. For a seed
+    /// or a memory limit use [`builder`](Self::builder).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for `expected_items` = 0 or `fp_rate`
+    /// outside (0, 1); [`Error::TooLarge`] or [`Error::AllocationFailed`]
+    /// when the memory cannot be had.
+    pub fn build(
+        self,
+        expected_items: usize,
+        fp_rate: f64,
+    ) -> Result<Box<dyn ApproxSet + Send + Sync>> {
+        self.builder().build(expected_items, fp_rate)
+    }
+
+    /// A filter of this variant that can remove items.
+    ///
+    /// # Errors
+    /// [`Error::DeleteUnsupported`] for a variant that cannot delete
+    /// (see [`supports_delete`](Self::supports_delete)); otherwise as
+    /// [`build`](Self::build).
+    pub fn build_deletable(
+        self,
+        expected_items: usize,
+        fp_rate: f64,
+    ) -> Result<Box<dyn Deletable + Send + Sync>> {
+        self.builder().build_deletable(expected_items, fp_rate)
+    }
+
+    /// A builder with options (seed, hash key, memory limit) for this variant.
+    pub fn builder(self) -> VariantBuilder {
+        VariantBuilder {
+            variant: self,
+            key: None,
+            max_bytes: None,
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = ParseVariantError;
+
+    /// Parses a lowercase name (`"classic"`, `"partitioned"`, …); ASCII case
+    /// is ignored.
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        Variant::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseVariantError {
+                input: s.to_owned(),
+            })
+    }
+}
+
+impl PartialEq<&str> for Variant {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+impl PartialEq<Variant> for &str {
+    fn eq(&self, other: &Variant) -> bool {
+        *self == other.name()
+    }
+}
+
+/// The error of parsing an unknown variant name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseVariantError {
+    input: String,
+}
+
+impl fmt::Display for ParseVariantError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown variant {:?}, expected one of ", self.input)?;
+        for (i, v) in Variant::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(v.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseVariantError {}
+
+/// Options for building a [`Variant`]: a seed or hash key for reproducible
+/// filters, and a memory limit.
+///
+/// ```
+/// use approxset::{ApproxSet, Variant};
+/// let a = Variant::Partitioned.builder().seed(7).build(1000, 0.01)?;
+/// let b = Variant::Partitioned.builder().seed(7).build(1000, 0.01)?;
+/// assert_eq!(a.hash_key(), b.hash_key());
+/// assert!(Variant::Classic.builder().max_bytes(100).build(1_000_000, 0.01).is_err());
+/// # Ok::<(), approxset::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct VariantBuilder {
+    variant: Variant,
+    key: Option<HashKey>,
+    max_bytes: Option<usize>,
+}
+
+impl VariantBuilder {
+    /// Hash with a key derived from `seed`.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.key = Some(HashKey::from_seed(seed));
+        self
+    }
+
+    /// Hash with this key.
+    pub fn hash_key(mut self, key: HashKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// Refuse filters whose data would take more than `max_bytes` bytes.
+    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = Some(max_bytes);
+        self
+    }
+
+    fn bloom<L: Layout>(&self, expected_items: usize, fp_rate: f64) -> Result<Bloom<L>> {
+        let mut builder = Bloom::<L>::with_fp_rate(fp_rate);
+        if let Some(key) = self.key {
+            builder = builder.hash_key(key);
+        }
+        if let Some(max) = self.max_bytes {
+            builder = builder.max_bytes(max);
+        }
+        builder.expected_items(expected_items)
+    }
+
+    /// Builds the filter; see [`Variant::build`].
+    ///
+    /// # Errors
+    /// As [`Variant::build`].
+    pub fn build(
+        &self,
+        expected_items: usize,
+        fp_rate: f64,
+    ) -> Result<Box<dyn ApproxSet + Send + Sync>> {
+        Ok(match self.variant {
+            Variant::Classic => Box::new(
+                self.bloom::<approxset_bloom::Classic>(expected_items, fp_rate)? as BloomFilter,
+            ),
+            Variant::Partitioned => Box::new(
+                self.bloom::<approxset_bloom::Partitioned>(expected_items, fp_rate)?
+                    as PartitionedBloomFilter,
+            ),
+        })
+    }
+
+    /// Builds the filter as a [`Deletable`]; see [`Variant::build_deletable`].
+    ///
+    /// # Errors
+    /// As [`Variant::build_deletable`].
+    pub fn build_deletable(
+        &self,
+        expected_items: usize,
+        fp_rate: f64,
+    ) -> Result<Box<dyn Deletable + Send + Sync>> {
+        // Deletable variants (counting, cuckoo) will be built from these.
+        let _ = (expected_items, fp_rate);
+        match self.variant {
+            Variant::Classic | Variant::Partitioned => Err(Error::DeleteUnsupported {
+                variant: self.variant.name(),
+            }),
+        }
+    }
+}
