@@ -1,0 +1,17 @@
+//! Helpers shared by the top-level test suites.
+#![allow(dead_code)]
+
+/// z such that P(Z > z) < 10⁻⁶ for a standard normal Z (one-sided).
+pub(crate) const Z_ONE_SIDED_1E6: f64 = 4.76;
+
+/// The one-sided upper bound on a binomial count: q·p + z·√(q·p(1−p)).
+pub(crate) fn binomial_upper(queries: u64, p: f64, z: f64) -> f64 {
+    let q = queries as f64;
+    q * p + z * (q * p * (1.0 - p)).sqrt()
+}
+
+/// The two-sided tolerance z·√(q·p(1−p)) around the mean q·p.
+pub(crate) fn binomial_tolerance(queries: u64, p: f64, z: f64) -> f64 {
+    let q = queries as f64;
+    z * (q * p * (1.0 - p)).sqrt()
+}

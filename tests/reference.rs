@@ -1,0 +1,100 @@
+//! The fast filters against a naive reference written from the definitions:
+//! a `Vec<bool>` and positions computed from the closed form of enhanced
+//! double hashing, xᵢ = h1 + i·(h2 | 1) + (i³ − i)/6, reduced by
+//! ⌊xᵢ·range / 2⁶⁴⌋.
+
+use approxset::{BloomFilter, Digest, PartitionedBloomFilter};
+use proptest::prelude::*;
+
+fn probe(d: Digest, i: u64) -> u64 {
+    d.h1()
+        .wrapping_add(i.wrapping_mul(d.h2() | 1))
+        .wrapping_add((i * i * i - i) / 6)
+}
+
+fn scale(x: u64, range: u64) -> u64 {
+    ((u128::from(x) * u128::from(range)) >> 64) as u64
+}
+
+struct Naive {
+    bits: Vec<bool>,
+    k: u64,
+    partitioned: bool,
+}
+
+impl Naive {
+    fn positions(&self, d: Digest) -> Vec<usize> {
+        let m = self.bits.len() as u64;
+        (0..self.k)
+            .map(|i| {
+                if self.partitioned {
+                    let slice = m / self.k;
+                    (i * slice + scale(probe(d, i), slice)) as usize
+                } else {
+                    scale(probe(d, i), m) as usize
+                }
+            })
+            .collect()
+    }
+
+    fn insert(&mut self, d: Digest) {
+        for p in self.positions(d) {
+            self.bits[p] = true;
+        }
+    }
+
+    fn contains(&self, d: Digest) -> bool {
+        self.positions(d).into_iter().all(|p| self.bits[p])
+    }
+
+    fn ones(&self) -> u64 {
+        self.bits.iter().filter(|b| **b).count() as u64
+    }
+}
+
+fn digests() -> impl Strategy<Value = Vec<Digest>> {
+    proptest::collection::vec(
+        any::<(u64, u64)>().prop_map(|(a, b)| Digest::new(a, b)),
+        0..300,
+    )
+}
+
+proptest! {
+    #[test]
+    fn classic_matches_naive(
+        bits in 1u64..4000,
+        k in 1u32..16,
+        inserted in digests(),
+        queried in digests(),
+    ) {
+        let mut fast = BloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
+        let mut naive = Naive { bits: vec![false; bits as usize], k: u64::from(k), partitioned: false };
+        for &d in &inserted {
+            fast.insert_digest(d);
+            naive.insert(d);
+        }
+        prop_assert_eq!(fast.count_ones(), naive.ones());
+        for &d in inserted.iter().chain(&queried) {
+            prop_assert_eq!(fast.contains_digest(d), naive.contains(d));
+        }
+    }
+
+    #[test]
+    fn partitioned_matches_naive(
+        bits in 1u64..4000,
+        k in 1u32..16,
+        inserted in digests(),
+        queried in digests(),
+    ) {
+        let mut fast = PartitionedBloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
+        let mut naive = Naive { bits: vec![false; fast.bits() as usize], k: u64::from(k), partitioned: true };
+        for &d in &inserted {
+            fast.insert_digest(d);
+            naive.insert(d);
+        }
+        prop_assert_eq!(fast.count_ones(), naive.ones());
+        for &d in inserted.iter().chain(&queried) {
+            prop_assert_eq!(fast.contains_digest(d), naive.contains(d));
+        }
+    }
+}

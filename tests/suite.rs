@@ -1,0 +1,279 @@
+//! The shared suite: every variant, built through `Variant` and used through
+//! `dyn ApproxSet`, must pass every test here. A new variant joins by being
+//! listed in `Variant::ALL` (and, if it can delete, in `DELETABLE`).
+
+mod common;
+
+use approxset::{ApproxSet, Deletable, Error, Variant};
+use common::{Z_ONE_SIDED_1E6, binomial_upper};
+use proptest::prelude::*;
+
+/// The variants under test: all of them.
+fn variants() -> &'static [Variant] {
+    Variant::ALL
+}
+
+fn build(
+    variant: Variant,
+    items: usize,
+    fp_rate: f64,
+    seed: u64,
+) -> Box<dyn ApproxSet + Send + Sync> {
+    variant
+        .builder()
+        .seed(seed)
+        .build(items, fp_rate)
+        .unwrap_or_else(|e| panic!("{variant}: {e}"))
+}
+
+/// A key of one of several types, each inserted through its own `Hash`.
+#[derive(Clone, Debug)]
+enum Key {
+    Str(String),
+    Bytes(Vec<u8>),
+    Int(i64),
+    Wide(u128),
+    Tuple(u32, String, bool),
+}
+
+impl Key {
+    fn insert(&self, f: &mut (dyn ApproxSet + Send + Sync)) -> Result<bool, Error> {
+        match self {
+            Key::Str(s) => f.insert(s.as_str()),
+            Key::Bytes(b) => f.insert_bytes(b),
+            Key::Int(i) => f.insert(i),
+            Key::Wide(w) => f.insert(w),
+            Key::Tuple(a, b, c) => f.insert(&(*a, b.as_str(), *c)),
+        }
+    }
+
+    fn contains(&self, f: &(dyn ApproxSet + Send + Sync)) -> bool {
+        match self {
+            Key::Str(s) => f.contains(s.as_str()),
+            Key::Bytes(b) => f.contains_bytes(b),
+            Key::Int(i) => f.contains(i),
+            Key::Wide(w) => f.contains(w),
+            Key::Tuple(a, b, c) => f.contains(&(*a, b.as_str(), *c)),
+        }
+    }
+}
+
+fn key() -> impl Strategy<Value = Key> {
+    prop_oneof![
+        ".{0,24}".prop_map(Key::Str),
+        proptest::collection::vec(any::<u8>(), 0..40).prop_map(Key::Bytes),
+        any::<i64>().prop_map(Key::Int),
+        any::<u128>().prop_map(Key::Wide),
+        (any::<u32>(), "[a-z]{0,6}", any::<bool>()).prop_map(|(a, b, c)| Key::Tuple(a, b, c)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+
+    /// No false negatives, for any keys, sized right or overfilled ten times.
+    #[test]
+    fn no_false_negatives(
+        keys in proptest::collection::vec(key(), 0..400),
+        seed in any::<u64>(),
+        fp_rate in prop_oneof![Just(0.5), Just(0.1), Just(0.01), Just(0.0001)],
+        overfill in any::<bool>(),
+    ) {
+        let items = if overfill { keys.len() / 10 + 1 } else { keys.len() + 1 };
+        for &variant in variants() {
+            let mut f = build(variant, items, fp_rate, seed);
+            for k in &keys {
+                k.insert(&mut *f).unwrap();
+            }
+            for k in &keys {
+                prop_assert!(k.contains(&*f), "{variant}: lost {k:?}");
+            }
+            prop_assert_eq!(f.len(), keys.len());
+        }
+    }
+}
+
+/// Measured false-positive rate over fresh keys stays under the target, with
+/// a one-sided binomial bound whose false-alarm probability is below 10⁻⁶.
+#[test]
+fn measured_fp_rate_is_under_target() {
+    let n = 100_000;
+    for &variant in variants() {
+        for (i, &p) in [0.1, 0.01, 0.001].iter().enumerate() {
+            let queries: u64 = if p < 0.005 { 1_000_000 } else { 200_000 };
+            let mut f = build(variant, n, p, 0xF00D + i as u64);
+            for i in 0..n {
+                f.insert_bytes(format!("member-{i}").as_bytes()).unwrap();
+            }
+            let fp = (0..queries)
+                .filter(|i| f.contains_bytes(format!("query-{i}").as_bytes()))
+                .count() as u64;
+            let bound = binomial_upper(queries, p, Z_ONE_SIDED_1E6);
+            assert!(
+                (fp as f64) <= bound,
+                "{variant} at p = {p}: {fp} false positives in {queries} queries, bound {bound:.0}"
+            );
+            // And not absurdly low either: a filter far larger than needed
+            // would pass the bound while wasting memory.
+            let lower = queries as f64 * p * 0.5;
+            assert!(
+                fp as f64 >= lower,
+                "{variant} at p = {p}: only {fp} false positives"
+            );
+        }
+    }
+}
+
+/// The memory of a filter sized for (n, p) is within 1 % of the classic
+/// optimum −n·ln p/(ln 2)² bits (plus word rounding), for the Bloom variants.
+#[test]
+fn bloom_variants_use_near_optimal_memory() {
+    let n = 1_000_000;
+    for &variant in &[Variant::Classic, Variant::Partitioned] {
+        for p in [0.1, 0.01, 0.001] {
+            let f = build(variant, n, p, 1);
+            let bits_per_key = f.memory_bytes() as f64 * 8.0 / n as f64;
+            let ideal = approxset::sizing::optimal_bits_per_key(p);
+            assert!(
+                bits_per_key <= ideal * 1.01 && bits_per_key >= ideal * 0.99,
+                "{variant} at p = {p}: {bits_per_key} bits per key vs {ideal}"
+            );
+        }
+    }
+}
+
+#[test]
+fn metadata_through_the_trait() {
+    for &variant in variants() {
+        let mut f = build(variant, 1000, 0.01, 3);
+        assert_eq!(f.variant(), variant.name());
+        assert_eq!(Variant::of(&*f), Some(variant));
+        assert!(f.is_empty());
+        assert_eq!(f.len(), 0);
+        assert_eq!(f.capacity(), 1000);
+        assert_eq!(f.fp_rate(), 0.01);
+        assert_eq!(f.estimated_fp_rate(), 0.0);
+        assert!(f.memory_bytes() > 0);
+        for i in 0..1000u32 {
+            f.insert(&i).unwrap();
+        }
+        assert_eq!(f.len(), 1000);
+        let est = f.estimated_fp_rate();
+        assert!(est > 0.002 && est < 0.02, "{variant}: estimated {est}");
+        let debug = format!("{f:?}");
+        assert!(debug.contains(variant.name()), "{variant}: {debug}");
+        f.clear();
+        assert!(f.is_empty());
+        assert!(!(0..1000u32).all(|i| f.contains(&i)));
+        assert_eq!(f.estimated_fp_rate(), 0.0);
+    }
+}
+
+#[test]
+fn seeded_filters_are_reproducible_and_random_ones_differ() {
+    for &variant in variants() {
+        let a = build(variant, 100, 0.01, 42);
+        let b = build(variant, 100, 0.01, 42);
+        assert_eq!(a.hash_key(), b.hash_key());
+        assert_eq!(a.digest("x"), b.digest("x"));
+        let r1 = variant.build(100, 0.01).unwrap();
+        let r2 = variant.build(100, 0.01).unwrap();
+        assert_ne!(
+            r1.hash_key(),
+            r2.hash_key(),
+            "{variant}: random keys repeat"
+        );
+    }
+}
+
+#[test]
+fn invalid_parameters_are_errors() {
+    for &variant in variants() {
+        for p in [
+            0.0,
+            1.0,
+            -0.5,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            match variant.build(1000, p) {
+                Err(Error::InvalidParameter {
+                    name: "fp_rate", ..
+                }) => {}
+                other => panic!("{variant} at p = {p}: {other:?}"),
+            }
+        }
+        match variant.build(0, 0.01) {
+            Err(Error::InvalidParameter {
+                name: "expected_items",
+                ..
+            }) => {}
+            other => panic!("{variant} with 0 items: {other:?}"),
+        }
+        // Far beyond any memory: a clean error, not an abort.
+        match variant.build(usize::MAX, 1e-9) {
+            Err(Error::TooLarge { .. }) | Err(Error::AllocationFailed { .. }) => {}
+            other => panic!("{variant} with usize::MAX items: {other:?}"),
+        }
+        match variant.builder().max_bytes(1 << 10).build(1_000_000, 0.01) {
+            Err(Error::TooLarge { limit: 1024, .. }) => {}
+            other => panic!("{variant} over max_bytes: {other:?}"),
+        }
+        let err = variant.build(1000, 2.0).unwrap_err().to_string();
+        assert!(err.contains("fp_rate") && err.contains('2'), "{err}");
+    }
+}
+
+#[test]
+fn build_deletable_matches_supports_delete() {
+    for &variant in variants() {
+        match variant.build_deletable(100, 0.01) {
+            Ok(f) => {
+                assert!(variant.supports_delete(), "{variant}");
+                let _: &dyn Deletable = &*f;
+            }
+            Err(Error::DeleteUnsupported { variant: name }) => {
+                assert!(!variant.supports_delete(), "{variant}");
+                assert_eq!(name, variant.name());
+            }
+            Err(e) => panic!("{variant}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn variant_names_round_trip() {
+    for &variant in variants() {
+        assert_eq!(variant.to_string().parse::<Variant>().unwrap(), variant);
+        assert_eq!(variant.to_string(), variant.to_string().to_lowercase());
+    }
+    let err = "bogus".parse::<Variant>().unwrap_err().to_string();
+    assert!(err.contains("bogus") && err.contains("classic"), "{err}");
+}
+
+#[test]
+fn filters_are_send_sync_clone_debug_partialeq() {
+    fn assert_traits<T: Send + Sync + Clone + std::fmt::Debug + PartialEq + Extend<u32>>() {}
+    assert_traits::<approxset::BloomFilter>();
+    assert_traits::<approxset::PartitionedBloomFilter>();
+    fn assert_send_sync<T: Send + Sync + ?Sized>() {}
+    assert_send_sync::<Box<dyn ApproxSet + Send + Sync>>();
+    assert_send_sync::<Box<dyn Deletable + Send + Sync>>();
+}
+
+#[test]
+fn boxed_filters_move_across_threads() {
+    for &variant in variants() {
+        let mut f = build(variant, 1000, 0.01, 8);
+        f.insert("shared").unwrap();
+        let f = std::thread::spawn(move || {
+            assert!(f.contains("shared"));
+            f
+        })
+        .join()
+        .unwrap();
+        assert!(f.contains("shared"));
+    }
+}
