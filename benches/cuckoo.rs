@@ -1,0 +1,2 @@
+//! Cuckoo filter benchmarks (being written).
+fn main() {}

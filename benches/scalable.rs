@@ -1,0 +1,2 @@
+//! Scalable filter benchmarks (being written).
+fn main() {}

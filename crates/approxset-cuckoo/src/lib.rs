@@ -1,0 +1,1 @@
+//! The cuckoo filter of approxset (in progress).
