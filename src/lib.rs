@@ -32,7 +32,8 @@
 mod variant;
 
 pub use approxset_bloom::{
-    Bloom, BloomFilter, Classic, Layout, Partitioned, PartitionedBloomFilter, builder,
+    Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
+    ScalableBloomFilter, ScalableBuilder, builder,
 };
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, Deletable, DeletableExt, Digest, Error, HashKey, Result, hash, sizing,

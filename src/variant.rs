@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use approxset_bloom::{Bloom, BloomFilter, Layout, PartitionedBloomFilter};
+use approxset_bloom::{Bloom, CountingBloomFilter, Layout, ScalableBloomFilter};
 use approxset_core::{ApproxSet, Deletable, Error, HashKey, Result};
 
 /// A filter variant, to choose at run time and use through
@@ -25,15 +25,27 @@ use approxset_core::{ApproxSet, Deletable, Error, HashKey, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Variant {
-    /// The classic Bloom filter, [`BloomFilter`].
+    /// The classic Bloom filter, [`BloomFilter`](crate::BloomFilter).
     Classic,
-    /// The partitioned Bloom filter, [`PartitionedBloomFilter`].
+    /// The partitioned Bloom filter, [`PartitionedBloomFilter`](crate::PartitionedBloomFilter).
     Partitioned,
+    /// The counting Bloom filter with 4-bit counters, [`CountingBloomFilter`];
+    /// deletes.
+    Counting,
+    /// The scalable Bloom filter, [`ScalableBloomFilter`]: `expected_items`
+    /// is its initial capacity, and it grows past it without exceeding
+    /// `fp_rate`.
+    Scalable,
 }
 
 impl Variant {
     /// Every variant, in a stable order.
-    pub const ALL: &'static [Variant] = &[Variant::Classic, Variant::Partitioned];
+    pub const ALL: &'static [Variant] = &[
+        Variant::Classic,
+        Variant::Partitioned,
+        Variant::Counting,
+        Variant::Scalable,
+    ];
 
     /// The lowercase name, as [`Display`](fmt::Display) prints it and
     /// [`FromStr`] and [`ApproxSet::variant`] use.
@@ -41,6 +53,8 @@ impl Variant {
         match self {
             Variant::Classic => "classic",
             Variant::Partitioned => "partitioned",
+            Variant::Counting => "counting",
+            Variant::Scalable => "scalable",
         }
     }
 
@@ -48,7 +62,8 @@ impl Variant {
     /// [`build_deletable`](Self::build_deletable) succeeds).
     pub const fn supports_delete(self) -> bool {
         match self {
-            Variant::Classic | Variant::Partitioned => false,
+            Variant::Counting => true,
+            Variant::Classic | Variant::Partitioned | Variant::Scalable => false,
         }
     }
 
@@ -190,14 +205,37 @@ impl VariantBuilder {
     }
 
     fn bloom<L: Layout>(&self, expected_items: usize, fp_rate: f64) -> Result<Bloom<L>> {
-        let mut builder = Bloom::<L>::with_fp_rate(fp_rate);
+        self.apply(Bloom::<L>::with_fp_rate(fp_rate))
+            .expected_items(expected_items)
+    }
+
+    fn counting(&self, expected_items: usize, fp_rate: f64) -> Result<CountingBloomFilter> {
+        self.apply(CountingBloomFilter::with_fp_rate(fp_rate))
+            .expected_items(expected_items)
+    }
+
+    fn apply<F: approxset_bloom::builder::Buildable, S>(
+        &self,
+        mut builder: approxset_bloom::builder::Builder<F, S>,
+    ) -> approxset_bloom::builder::Builder<F, S> {
         if let Some(key) = self.key {
             builder = builder.hash_key(key);
         }
         if let Some(max) = self.max_bytes {
             builder = builder.max_bytes(max);
         }
-        builder.expected_items(expected_items)
+        builder
+    }
+
+    fn scalable(&self, expected_items: usize, fp_rate: f64) -> Result<ScalableBloomFilter> {
+        let mut builder = ScalableBloomFilter::with_fp_rate(fp_rate);
+        if let Some(key) = self.key {
+            builder = builder.hash_key(key);
+        }
+        if let Some(max) = self.max_bytes {
+            builder = builder.max_bytes(max);
+        }
+        builder.initial_capacity(expected_items)
     }
 
     /// Builds the filter; see [`Variant::build`].
@@ -210,13 +248,14 @@ impl VariantBuilder {
         fp_rate: f64,
     ) -> Result<Box<dyn ApproxSet + Send + Sync>> {
         Ok(match self.variant {
-            Variant::Classic => Box::new(
-                self.bloom::<approxset_bloom::Classic>(expected_items, fp_rate)? as BloomFilter,
-            ),
-            Variant::Partitioned => Box::new(
-                self.bloom::<approxset_bloom::Partitioned>(expected_items, fp_rate)?
-                    as PartitionedBloomFilter,
-            ),
+            Variant::Classic => {
+                Box::new(self.bloom::<approxset_bloom::Classic>(expected_items, fp_rate)?)
+            }
+            Variant::Partitioned => {
+                Box::new(self.bloom::<approxset_bloom::Partitioned>(expected_items, fp_rate)?)
+            }
+            Variant::Counting => Box::new(self.counting(expected_items, fp_rate)?),
+            Variant::Scalable => Box::new(self.scalable(expected_items, fp_rate)?),
         })
     }
 
@@ -229,12 +268,13 @@ impl VariantBuilder {
         expected_items: usize,
         fp_rate: f64,
     ) -> Result<Box<dyn Deletable + Send + Sync>> {
-        // Deletable variants (counting, cuckoo) will be built from these.
-        let _ = (expected_items, fp_rate);
         match self.variant {
-            Variant::Classic | Variant::Partitioned => Err(Error::DeleteUnsupported {
-                variant: self.variant.name(),
-            }),
+            Variant::Counting => Ok(Box::new(self.counting(expected_items, fp_rate)?)),
+            Variant::Classic | Variant::Partitioned | Variant::Scalable => {
+                Err(Error::DeleteUnsupported {
+                    variant: self.variant.name(),
+                })
+            }
         }
     }
 }

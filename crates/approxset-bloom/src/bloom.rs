@@ -9,7 +9,7 @@ use approxset_core::sizing::BloomParams;
 use approxset_core::{ApproxSet, Digest, Error, HashKey, Result};
 
 use crate::bits::BitVec;
-use crate::builder::{Builder, FpRate, NumBits};
+use crate::builder::{Buildable, Builder, FpRate, NumBits};
 use crate::layout::Layout;
 
 /// A Bloom filter with layout `L`: use the aliases
@@ -42,32 +42,14 @@ impl<L: Layout> Bloom<L> {
 
     /// Starts a builder that sizes the filter for a target false-positive
     /// rate; finish with [`Builder::expected_items`].
-    pub fn with_fp_rate(fp_rate: f64) -> Builder<L, FpRate> {
+    pub fn with_fp_rate(fp_rate: f64) -> Builder<Self, FpRate> {
         Builder::fp_rate(fp_rate)
     }
 
     /// Starts a builder for a filter of `bits` bits; finish with
     /// [`Builder::hashes`].
-    pub fn with_num_bits(bits: u64) -> Builder<L, NumBits> {
+    pub fn with_num_bits(bits: u64) -> Builder<Self, NumBits> {
         Builder::num_bits(bits)
-    }
-
-    pub(crate) fn from_parts(
-        params: BloomParams,
-        key: HashKey,
-        capacity: usize,
-        fp_rate: f64,
-        max_bytes: Option<usize>,
-    ) -> Result<Self> {
-        Ok(Bloom {
-            bits: BitVec::zeros(params.bits(), max_bytes)?,
-            hashes: params.hashes(),
-            key,
-            len: 0,
-            capacity,
-            fp_rate,
-            layout: PhantomData,
-        })
     }
 
     /// Inserts `item`; returns `true` when it was certainly new (a bit
@@ -244,6 +226,40 @@ impl<L: Layout> Bloom<L> {
         self.bits.intersect_with(&other.bits);
         self.len = self.len.min(other.len);
         Ok(())
+    }
+}
+
+impl<L: Layout> Buildable for Bloom<L> {
+    const NAME: &'static str = L::NAME;
+
+    fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
+        L::params(items, fp_rate)
+    }
+
+    fn round_cells(cells: u64, hashes: u32) -> u64 {
+        L::round_bits(cells, hashes)
+    }
+
+    fn theory_fp_rate(cells: u64, items: u64, hashes: u32) -> f64 {
+        L::fp_rate(cells, items, hashes)
+    }
+
+    fn from_parts(
+        params: BloomParams,
+        key: HashKey,
+        capacity: usize,
+        fp_rate: f64,
+        max_bytes: Option<usize>,
+    ) -> Result<Self> {
+        Ok(Bloom {
+            bits: BitVec::zeros(params.bits(), max_bytes)?,
+            hashes: params.hashes(),
+            key,
+            len: 0,
+            capacity,
+            fp_rate,
+            layout: PhantomData,
+        })
     }
 }
 

@@ -17,8 +17,46 @@ use std::marker::PhantomData;
 use approxset_core::sizing::{BloomParams, optimal_items, validate_bits, validate_hashes};
 use approxset_core::{HashKey, Result};
 
-use crate::bloom::Bloom;
-use crate::layout::Layout;
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The filters these builders make: the Bloom filters of both layouts and
+/// the counting filter. Sealed.
+pub trait Buildable: sealed::Sealed + Sized {
+    /// The filter's variant name, for `Debug`.
+    const NAME: &'static str;
+
+    /// The fewest cells (bits or counters) and the hash count reaching
+    /// `fp_rate` at `items`.
+    ///
+    /// # Errors
+    /// As [`sizing::classic_params`](approxset_core::sizing::classic_params).
+    fn params(items: usize, fp_rate: f64) -> Result<BloomParams>;
+
+    /// `cells` rounded up to what the filter can use with `hashes` probes.
+    fn round_cells(cells: u64, hashes: u32) -> u64;
+
+    /// The theoretical false-positive rate at `items` items.
+    fn theory_fp_rate(cells: u64, items: u64, hashes: u32) -> f64;
+
+    /// The empty filter.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`](crate::Error::TooLarge) or
+    /// [`Error::AllocationFailed`](crate::Error::AllocationFailed).
+    #[doc(hidden)]
+    fn from_parts(
+        params: BloomParams,
+        key: HashKey,
+        capacity: usize,
+        fp_rate: f64,
+        max_bytes: Option<usize>,
+    ) -> Result<Self>;
+}
+
+impl<L: crate::Layout> sealed::Sealed for crate::Bloom<L> {}
+impl sealed::Sealed for crate::CountingBloomFilter {}
 
 /// Sizing by a target false-positive rate; finish with
 /// [`expected_items`](Builder::expected_items).
@@ -29,17 +67,17 @@ pub struct FpRate(f64);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NumBits(u64);
 
-/// A builder of [`Bloom`] filters; see the [module docs](self).
+/// A builder of Bloom-family filters `F`; see the [module docs](self).
 ///
 /// `S` is the sizing chosen by the first call ([`FpRate`] or [`NumBits`]).
-pub struct Builder<L, S> {
+pub struct Builder<F, S> {
     sizing: S,
     key: Option<HashKey>,
     max_bytes: Option<usize>,
-    layout: PhantomData<fn() -> L>,
+    layout: PhantomData<fn() -> F>,
 }
 
-impl<L, S: Clone> Clone for Builder<L, S> {
+impl<F, S: Clone> Clone for Builder<F, S> {
     fn clone(&self) -> Self {
         Builder {
             sizing: self.sizing.clone(),
@@ -50,10 +88,10 @@ impl<L, S: Clone> Clone for Builder<L, S> {
     }
 }
 
-impl<L: Layout, S: fmt::Debug> fmt::Debug for Builder<L, S> {
+impl<F: Buildable, S: fmt::Debug> fmt::Debug for Builder<F, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
-            .field("layout", &L::NAME)
+            .field("filter", &F::NAME)
             .field("sizing", &self.sizing)
             .field("key", &self.key)
             .field("max_bytes", &self.max_bytes)
@@ -61,7 +99,7 @@ impl<L: Layout, S: fmt::Debug> fmt::Debug for Builder<L, S> {
     }
 }
 
-impl<L: Layout, S> Builder<L, S> {
+impl<F: Buildable, S> Builder<F, S> {
     pub(crate) fn new(sizing: S) -> Self {
         Builder {
             sizing,
@@ -92,8 +130,8 @@ impl<L: Layout, S> Builder<L, S> {
         self
     }
 
-    fn build(self, params: BloomParams, capacity: usize, fp_rate: f64) -> Result<Bloom<L>> {
-        Bloom::from_parts(
+    fn build(self, params: BloomParams, capacity: usize, fp_rate: f64) -> Result<F> {
+        F::from_parts(
             params,
             self.key.unwrap_or_else(HashKey::random),
             capacity,
@@ -103,7 +141,7 @@ impl<L: Layout, S> Builder<L, S> {
     }
 }
 
-impl<L: Layout> Builder<L, FpRate> {
+impl<F: Buildable> Builder<F, FpRate> {
     pub(crate) fn fp_rate(fp_rate: f64) -> Self {
         Builder::new(FpRate(fp_rate))
     }
@@ -118,20 +156,21 @@ impl<L: Layout> Builder<L, FpRate> {
     /// `expected_items` is 0; [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
-    pub fn expected_items(self, expected_items: usize) -> Result<Bloom<L>> {
+    pub fn expected_items(self, expected_items: usize) -> Result<F> {
         let fp_rate = self.sizing.0;
-        let params = L::params(expected_items, fp_rate)?;
+        let params = F::params(expected_items, fp_rate)?;
         self.build(params, expected_items, fp_rate)
     }
 }
 
-impl<L: Layout> Builder<L, NumBits> {
+impl<F: Buildable> Builder<F, NumBits> {
     pub(crate) fn num_bits(bits: u64) -> Self {
         Builder::new(NumBits(bits))
     }
 
-    /// Builds a filter of the chosen bit count (rounded up to a multiple of
-    /// `hashes` for the partitioned layout) with `hashes` hash functions.
+    /// Builds a filter of the chosen bit (or counter) count, rounded up to a
+    /// multiple of `hashes` for the partitioned layout, with `hashes` hash
+    /// functions.
     /// Its capacity is the item count at the optimum, ⌊m·ln 2 / k⌋, and its
     /// target rate the theoretical rate there.
     ///
@@ -141,13 +180,13 @@ impl<L: Layout> Builder<L, NumBits> {
     /// [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
-    pub fn hashes(self, hashes: u32) -> Result<Bloom<L>> {
+    pub fn hashes(self, hashes: u32) -> Result<F> {
         validate_bits(self.sizing.0)?;
         validate_hashes(hashes)?;
-        let bits = L::round_bits(self.sizing.0, hashes);
+        let bits = F::round_cells(self.sizing.0, hashes);
         let params = BloomParams::new(bits, hashes)?;
         let capacity = optimal_items(bits, hashes);
-        let fp_rate = L::fp_rate(bits, capacity as u64, hashes);
+        let fp_rate = F::theory_fp_rate(bits, capacity as u64, hashes);
         self.build(params, capacity, fp_rate)
     }
 }

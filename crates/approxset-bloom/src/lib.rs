@@ -1,10 +1,14 @@
-//! The Bloom family of approxset: the classic [`BloomFilter`] and the
-//! [`PartitionedBloomFilter`], both a [`Bloom`] over the bit storage they
-//! share, differing only in their position [`Layout`].
+//! The Bloom family of approxset: the classic [`BloomFilter`], the
+//! [`PartitionedBloomFilter`], the [`CountingBloomFilter`] (4-bit counters,
+//! with deletion) and the [`ScalableBloomFilter`] (grows without passing its
+//! target rate).
 //!
-//! Both implement [`ApproxSet`](approxset_core::ApproxSet); their inherent
-//! `insert` returns a plain `bool`, since a Bloom filter never fails to
-//! insert.
+//! The classic and partitioned filters are one generic [`Bloom`] over the
+//! bit storage they share, differing only in their position [`Layout`]; the
+//! counting filter uses the classic layout over 4-bit counters; the scalable
+//! filter chains partitioned stages. All implement
+//! [`ApproxSet`](approxset_core::ApproxSet). Their inherent `insert` returns
+//! a plain `bool` where inserting cannot fail.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
@@ -12,11 +16,16 @@ mod bits;
 mod bloom;
 pub mod builder;
 mod classic;
+mod counters;
+mod counting;
 mod layout;
 mod partitioned;
+mod scalable;
 
 pub use approxset_core::{Error, Result};
 pub use bloom::Bloom;
 pub use classic::BloomFilter;
+pub use counting::CountingBloomFilter;
 pub use layout::{Classic, Layout, Partitioned};
 pub use partitioned::PartitionedBloomFilter;
+pub use scalable::{DEFAULT_GROWTH, DEFAULT_TIGHTENING, ScalableBloomFilter, ScalableBuilder};

@@ -1,0 +1,162 @@
+//! Counter storage of the counting Bloom filter: 4-bit counters packed
+//! sixteen to a `u64`, saturating (sticky) at 15.
+
+use approxset_core::sizing::check_memory;
+use approxset_core::{Error, Result};
+
+/// The value at which a counter sticks.
+pub(crate) const SATURATED: u8 = 15;
+
+/// `len` 4-bit counters in `u64` words, with running counts of non-zero and
+/// saturated counters.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Counters {
+    words: Vec<u64>,
+    len: u64,
+    nonzero: u64,
+    saturated: u64,
+}
+
+impl Counters {
+    /// `len` zero counters, or an error when they would pass `max_bytes`,
+    /// the address space, or what the allocator can give.
+    pub(crate) fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
+        let words = u128::from(len).div_ceil(16);
+        let bytes = check_memory(words * 8, max_bytes)?;
+        let words = bytes / 8;
+        let mut storage = Vec::new();
+        storage
+            .try_reserve_exact(words)
+            .map_err(|_| Error::AllocationFailed { bytes })?;
+        storage.resize(words, 0);
+        Ok(Counters {
+            words: storage,
+            len,
+            nonzero: 0,
+            saturated: 0,
+        })
+    }
+
+    #[inline]
+    fn locate(index: u64) -> (usize, u32) {
+        ((index >> 4) as usize, ((index & 15) * 4) as u32)
+    }
+
+    /// Number of counters.
+    #[inline]
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Counters above zero.
+    pub(crate) fn nonzero(&self) -> u64 {
+        self.nonzero
+    }
+
+    /// Counters stuck at [`SATURATED`].
+    pub(crate) fn saturated(&self) -> u64 {
+        self.saturated
+    }
+
+    /// Bytes of storage.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// The value of counter `index` (< len).
+    #[inline]
+    pub(crate) fn get(&self, index: u64) -> u8 {
+        debug_assert!(index < self.len);
+        let (word, shift) = Self::locate(index);
+        ((self.words[word] >> shift) & 0xF) as u8
+    }
+
+    /// Adds one to counter `index` unless it is saturated; returns the value
+    /// it had before.
+    #[inline]
+    pub(crate) fn increment(&mut self, index: u64) -> u8 {
+        debug_assert!(index < self.len);
+        let (word, shift) = Self::locate(index);
+        let old = ((self.words[word] >> shift) & 0xF) as u8;
+        if old < SATURATED {
+            self.words[word] += 1 << shift;
+            self.nonzero += u64::from(old == 0);
+            self.saturated += u64::from(old + 1 == SATURATED);
+        }
+        old
+    }
+
+    /// Takes one from counter `index` unless it is zero or saturated (a
+    /// saturated counter has lost count, so it is never decremented).
+    #[inline]
+    pub(crate) fn decrement(&mut self, index: u64) {
+        debug_assert!(index < self.len);
+        let (word, shift) = Self::locate(index);
+        let old = ((self.words[word] >> shift) & 0xF) as u8;
+        if old != 0 && old != SATURATED {
+            self.words[word] -= 1 << shift;
+            self.nonzero -= u64::from(old == 1);
+        }
+    }
+
+    /// Sets every counter to zero.
+    pub(crate) fn clear(&mut self) {
+        self.words.fill(0);
+        self.nonzero = 0;
+        self.saturated = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_are_independent_nibbles() {
+        let mut c = Counters::zeros(40, None).unwrap();
+        assert_eq!(c.memory_bytes(), 24); // 40 counters → 3 words
+        for _ in 0..3 {
+            c.increment(17);
+        }
+        c.increment(16);
+        c.increment(18);
+        assert_eq!(
+            (c.get(15), c.get(16), c.get(17), c.get(18), c.get(19)),
+            (0, 1, 3, 1, 0)
+        );
+        assert_eq!(c.nonzero(), 3);
+        c.decrement(17);
+        c.decrement(16);
+        assert_eq!((c.get(16), c.get(17)), (0, 2));
+        assert_eq!(c.nonzero(), 2);
+        // Decrementing zero does nothing (never wraps to 15).
+        c.decrement(16);
+        assert_eq!(c.get(16), 0);
+        assert_eq!(c.get(15), 0);
+    }
+
+    #[test]
+    fn saturation_is_sticky() {
+        let mut c = Counters::zeros(32, None).unwrap();
+        for i in 0..20 {
+            let old = c.increment(31);
+            assert_eq!(old, (i as u8).min(SATURATED));
+        }
+        assert_eq!(c.get(31), SATURATED);
+        assert_eq!(c.get(30), 0, "no carry into the neighbour");
+        assert_eq!(c.saturated(), 1);
+        for _ in 0..40 {
+            c.decrement(31);
+        }
+        assert_eq!(c.get(31), SATURATED, "a saturated counter never goes down");
+        assert_eq!(c.nonzero(), 1);
+        c.clear();
+        assert_eq!((c.get(31), c.nonzero(), c.saturated()), (0, 0, 0));
+    }
+
+    #[test]
+    fn oversize_is_an_error() {
+        assert!(Counters::zeros(1 << 20, Some(100)).is_err());
+        assert!(Counters::zeros(u64::MAX, None).is_err());
+    }
+}
