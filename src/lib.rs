@@ -38,7 +38,7 @@ pub use approxset_bloom::{
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, Deletable, DeletableExt, Digest, Error, HashKey, Result, hash, sizing,
 };
-pub use variant::{ParseVariantError, Variant, VariantBuilder};
+pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -102,6 +102,60 @@ impl Variant {
         self.builder().build_deletable(expected_items, fp_rate)
     }
 
+    /// What a filter of this variant for `expected_items` items at
+    /// `fp_rate` takes (bits, bytes, hashes) and its expected false-positive
+    /// rate, computed without building it.
+    ///
+    /// ```
+    /// use approxset::Variant;
+    /// let d = Variant::Classic.design(100_000_000, 0.01)?;
+    /// assert_eq!(d.hashes(), 7);
+    /// assert!((d.bits() as f64 / 1e8 - 9.59).abs() < 0.01);
+    /// # Ok::<(), approxset::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), except that memory is not allocated.
+    pub fn design(self, expected_items: usize, fp_rate: f64) -> Result<Design> {
+        use approxset_core::sizing::{
+            classic_params, fp_rate_exact, fp_rate_partitioned, partitioned_params,
+        };
+        let n = expected_items as u64;
+        let words = |cells: u64, per_word: u64| cells.div_ceil(per_word) * 8;
+        let (bits, bytes, hashes, expected_fp) = match self {
+            Variant::Classic => {
+                let p = classic_params(expected_items, fp_rate)?;
+                let expected = fp_rate_exact(p.bits(), n, p.hashes());
+                (p.bits(), words(p.bits(), 64), p.hashes(), expected)
+            }
+            Variant::Partitioned => {
+                let p = partitioned_params(expected_items, fp_rate)?;
+                let expected = fp_rate_partitioned(p.bits(), n, p.hashes());
+                (p.bits(), words(p.bits(), 64), p.hashes(), expected)
+            }
+            Variant::Counting => {
+                let p = classic_params(expected_items, fp_rate)?;
+                let expected = fp_rate_exact(p.bits(), n, p.hashes());
+                (4 * p.bits(), words(p.bits(), 16), p.hashes(), expected)
+            }
+            Variant::Scalable => {
+                // The first stage, sized for all the items at p·(1 − r).
+                let first = fp_rate * (1.0 - approxset_bloom::DEFAULT_TIGHTENING);
+                let p = partitioned_params(expected_items, first)?;
+                let expected = fp_rate_partitioned(p.bits(), n, p.hashes());
+                (p.bits(), words(p.bits(), 64), p.hashes(), expected)
+            }
+        };
+        Ok(Design {
+            variant: self,
+            items: expected_items,
+            bits,
+            bytes,
+            hashes,
+            expected_fp,
+        })
+    }
+
     /// A builder with options (seed, hash key, memory limit) for this variant.
     pub fn builder(self) -> VariantBuilder {
         VariantBuilder {
@@ -143,6 +197,50 @@ impl PartialEq<&str> for Variant {
 impl PartialEq<Variant> for &str {
     fn eq(&self, other: &Variant) -> bool {
         *self == other.name()
+    }
+}
+
+/// What a filter takes, from [`Variant::design`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Design {
+    variant: Variant,
+    items: usize,
+    bits: u64,
+    bytes: u64,
+    hashes: u32,
+    expected_fp: f64,
+}
+
+impl Design {
+    /// The variant.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Bits of filter data: `m` for the Bloom filters, 4·`m` for the
+    /// counting filter, slots × fingerprint bits for the cuckoo filter.
+    pub fn bits(&self) -> u64 {
+        self.bits
+    }
+
+    /// Bytes of filter data as allocated (whole 64-bit words).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Bits per item.
+    pub fn bits_per_key(&self) -> f64 {
+        self.bits as f64 / self.items as f64
+    }
+
+    /// Hash functions `k`, or fingerprint bits for the cuckoo filter.
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    /// The false-positive rate expected at the designed item count.
+    pub fn expected_fp(&self) -> f64 {
+        self.expected_fp
     }
 }
 

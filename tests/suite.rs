@@ -415,3 +415,21 @@ fn removing_everything_empties_the_filter() {
         assert!((0..10_000u32).all(|i| !f.contains(&i)), "{variant}");
     }
 }
+
+/// `Variant::design` predicts, without building, what `build` allocates.
+#[test]
+fn design_matches_the_built_filter() {
+    for &variant in variants() {
+        for (n, p) in [(1usize, 0.5), (10_000, 0.01), (123_457, 0.001)] {
+            let d = variant.design(n, p).unwrap();
+            let f = build(variant, n, p, 1);
+            assert_eq!(d.variant(), variant);
+            assert_eq!(d.bytes(), f.memory_bytes() as u64, "{variant} n = {n} p = {p}");
+            assert!(d.bits() <= d.bytes() * 8);
+            assert!(d.expected_fp() <= p, "{variant}: {}", d.expected_fp());
+            assert!(d.hashes() >= 1);
+        }
+        assert!(variant.design(0, 0.01).is_err());
+        assert!(variant.design(10, 1.0).is_err());
+    }
+}
