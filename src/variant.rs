@@ -120,6 +120,8 @@ impl Variant {
         use approxset_core::sizing::{
             classic_params, fp_rate_exact, fp_rate_partitioned, partitioned_params,
         };
+        approxset_core::sizing::validate_fp_rate(fp_rate)?;
+        approxset_core::sizing::validate_items(expected_items)?;
         let n = expected_items as u64;
         let words = |cells: u64, per_word: u64| cells.div_ceil(per_word) * 8;
         let (bits, bytes, hashes, expected_fp) = match self {
