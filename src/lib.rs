@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod load;
 mod variant;
 
 pub use approxset_bloom::{
@@ -36,8 +37,10 @@ pub use approxset_bloom::{
     ScalableBloomFilter, ScalableBuilder, builder,
 };
 pub use approxset_core::{
-    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Digest, Error, HashKey, Result, hash, sizing,
+    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Digest, Error, HashKey, Result, format, hash,
+    sizing,
 };
+pub use load::{load, load_deletable, read_deletable_from, read_from};
 pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
 
 #[doc = include_str!("../README.md")]

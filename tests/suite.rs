@@ -424,7 +424,11 @@ fn design_matches_the_built_filter() {
             let d = variant.design(n, p).unwrap();
             let f = build(variant, n, p, 1);
             assert_eq!(d.variant(), variant);
-            assert_eq!(d.bytes(), f.memory_bytes() as u64, "{variant} n = {n} p = {p}");
+            assert_eq!(
+                d.bytes(),
+                f.memory_bytes() as u64,
+                "{variant} n = {n} p = {p}"
+            );
             assert!(d.bits() <= d.bytes() * 8);
             assert!(d.expected_fp() <= p, "{variant}: {}", d.expected_fp());
             assert!(d.hashes() >= 1);

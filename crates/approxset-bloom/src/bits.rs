@@ -33,6 +33,37 @@ impl BitVec {
         })
     }
 
+    /// The bits from serialized words: exactly ⌈len/64⌉ of them, with the
+    /// bits past `len` clear.
+    pub(crate) fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
+        if words.len() as u64 != len.div_ceil(64) {
+            return Err(Error::corrupt(format!(
+                "{} bits need {} words, the payload has {}",
+                len,
+                len.div_ceil(64),
+                words.len()
+            )));
+        }
+        if len % 64 != 0 {
+            let last = words[words.len() - 1];
+            if last >> (len % 64) != 0 {
+                return Err(Error::corrupt("bits set past the end of the filter"));
+            }
+        }
+        let mut bits = BitVec {
+            words,
+            len,
+            ones: 0,
+        };
+        bits.recount();
+        Ok(bits)
+    }
+
+    /// The storage words.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// Number of bits.
     #[inline]
     pub(crate) fn len(&self) -> u64 {

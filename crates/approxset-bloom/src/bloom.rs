@@ -8,9 +8,12 @@ use std::marker::PhantomData;
 use approxset_core::sizing::BloomParams;
 use approxset_core::{ApproxSet, Digest, Error, HashKey, Result};
 
+use approxset_core::format::{Reader, Writer};
+
 use crate::bits::BitVec;
 use crate::builder::{Buildable, Builder, FpRate, NumBits};
 use crate::layout::Layout;
+use crate::persist::CellParams;
 
 /// A Bloom filter with layout `L`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic) and
@@ -229,6 +232,82 @@ impl<L: Layout> Bloom<L> {
     }
 }
 
+/// Persistence in the binary format of `approxset_core::format`.
+impl<L: Layout> Bloom<L> {
+    /// The filter in the versioned binary format (see `docs/format.md`):
+    /// the same bytes on every platform.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(L::TAG, self.key, self.bits.memory_bytes() + 40);
+        self.write_body(&mut w);
+        w.finish()
+    }
+
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes). Every
+    /// invariant is checked, so a loaded filter cannot panic later, and
+    /// nothing larger than the input is allocated.
+    ///
+    /// # Errors
+    /// The envelope errors (`Truncated`, `TrailingBytes`, `BadMagic`,
+    /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`,
+    /// `WrongVariant`) and [`Error::Corrupt`] for inconsistent parameters.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::open_variant(bytes, L::TAG)?;
+        let key = r.key();
+        let filter = Self::read_body(&mut r, key)?;
+        r.finish()?;
+        Ok(filter)
+    }
+
+    /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
+        writer.write_all(&self.to_bytes())?;
+        Ok(())
+    }
+
+    /// Reads one filter from `reader` (and nothing past it).
+    ///
+    /// # Errors
+    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
+        Self::from_bytes(&approxset_core::format::read_all(reader)?)
+    }
+
+    pub(crate) fn write_body(&self, w: &mut Writer) {
+        CellParams {
+            cells: self.bits.len(),
+            hashes: self.hashes,
+            len: self.len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+        }
+        .write(w);
+        w.words(self.bits.words());
+    }
+
+    pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
+        let p = CellParams::read(r, "bits")?;
+        if L::round_bits(p.cells, p.hashes) != p.cells {
+            return Err(Error::corrupt(format!(
+                "{} bits do not split into {} slices",
+                p.cells, p.hashes
+            )));
+        }
+        let words = r.words(p.cells.div_ceil(64), "bits")?;
+        Ok(Bloom {
+            bits: BitVec::from_words(words, p.cells)?,
+            hashes: p.hashes,
+            key,
+            len: p.len,
+            capacity: p.capacity,
+            fp_rate: p.fp_rate,
+            layout: PhantomData,
+        })
+    }
+}
+
 impl<L: Layout> Buildable for Bloom<L> {
     const NAME: &'static str = L::NAME;
 
@@ -351,5 +430,9 @@ impl<L: Layout> ApproxSet for Bloom<L> {
 
     fn variant(&self) -> &'static str {
         L::NAME
+    }
+
+    fn to_bytes(&self) -> Result<Vec<u8>> {
+        Ok(Bloom::to_bytes(self))
     }
 }

@@ -37,6 +37,45 @@ impl Counters {
         })
     }
 
+    /// Counters from serialized words: exactly ⌈len/16⌉ of them, with the
+    /// nibbles past `len` zero.
+    pub(crate) fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
+        if words.len() as u64 != len.div_ceil(16) {
+            return Err(Error::corrupt(format!(
+                "{} counters need {} words, the payload has {}",
+                len,
+                len.div_ceil(16),
+                words.len()
+            )));
+        }
+        if len % 16 != 0 {
+            let last = words[words.len() - 1];
+            if last >> ((len % 16) * 4) != 0 {
+                return Err(Error::corrupt("counters set past the end of the filter"));
+            }
+        }
+        let mut nonzero = 0;
+        let mut saturated = 0;
+        for &w in &words {
+            // Per nibble: any bit set → non-zero; all four set → saturated.
+            let any = (w | w >> 1 | w >> 2 | w >> 3) & 0x1111_1111_1111_1111;
+            let all = (w & w >> 1 & w >> 2 & w >> 3) & 0x1111_1111_1111_1111;
+            nonzero += u64::from(any.count_ones());
+            saturated += u64::from(all.count_ones());
+        }
+        Ok(Counters {
+            words,
+            len,
+            nonzero,
+            saturated,
+        })
+    }
+
+    /// The storage words.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     #[inline]
     fn locate(index: u64) -> (usize, u32) {
         ((index >> 4) as usize, ((index & 15) * 4) as u32)
@@ -152,6 +191,24 @@ mod tests {
         assert_eq!(c.nonzero(), 1);
         c.clear();
         assert_eq!((c.get(31), c.nonzero(), c.saturated()), (0, 0, 0));
+    }
+
+    #[test]
+    fn from_words_recounts() {
+        let mut c = Counters::zeros(20, None).unwrap();
+        for _ in 0..15 {
+            c.increment(3);
+        }
+        c.increment(19);
+        c.increment(7);
+        let copy = Counters::from_words(c.words().to_vec(), 20).unwrap();
+        assert!(copy == c);
+        assert_eq!((copy.nonzero(), copy.saturated()), (3, 1));
+        // A nibble past the end set: refused.
+        let mut words = c.words().to_vec();
+        words[1] |= 1 << 20;
+        assert!(Counters::from_words(words, 20).is_err());
+        assert!(Counters::from_words(vec![0], 20).is_err());
     }
 
     #[test]

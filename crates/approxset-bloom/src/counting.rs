@@ -7,9 +7,12 @@ use std::hash::Hash;
 use approxset_core::sizing::{self, BloomParams};
 use approxset_core::{ApproxSet, Deletable, Digest, HashKey, Result};
 
+use approxset_core::format::{Reader, Writer, tag};
+
 use crate::builder::{Buildable, Builder, FpRate, NumBits};
 use crate::counters::Counters;
 use crate::layout::{Classic, Layout};
+use crate::persist::CellParams;
 
 /// A counting Bloom filter: `m` 4-bit counters and `k` positions per item,
 /// sized and hashed exactly as the classic [`BloomFilter`](crate::BloomFilter),
@@ -225,6 +228,63 @@ impl CountingBloomFilter {
     }
 }
 
+/// Persistence in the binary format of `approxset_core::format`.
+impl CountingBloomFilter {
+    /// The filter in the versioned binary format (see `docs/format.md`).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(tag::COUNTING, self.key, self.counters.memory_bytes() + 40);
+        CellParams {
+            cells: self.counters.len(),
+            hashes: self.hashes,
+            len: self.len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+        }
+        .write(&mut w);
+        w.words(self.counters.words());
+        w.finish()
+    }
+
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
+    /// invariant checked.
+    ///
+    /// # Errors
+    /// As [`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::open_variant(bytes, tag::COUNTING)?;
+        let key = r.key();
+        let p = CellParams::read(&mut r, "counters")?;
+        let words = r.words(p.cells.div_ceil(16), "counters")?;
+        let counters = Counters::from_words(words, p.cells)?;
+        r.finish()?;
+        Ok(CountingBloomFilter {
+            counters,
+            hashes: p.hashes,
+            key,
+            len: p.len,
+            capacity: p.capacity,
+            fp_rate: p.fp_rate,
+        })
+    }
+
+    /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
+        writer.write_all(&self.to_bytes())?;
+        Ok(())
+    }
+
+    /// Reads one filter from `reader`.
+    ///
+    /// # Errors
+    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
+        Self::from_bytes(&approxset_core::format::read_all(reader)?)
+    }
+}
+
 impl Buildable for CountingBloomFilter {
     const NAME: &'static str = "counting";
 
@@ -346,6 +406,10 @@ impl ApproxSet for CountingBloomFilter {
 
     fn variant(&self) -> &'static str {
         "counting"
+    }
+
+    fn to_bytes(&self) -> Result<Vec<u8>> {
+        Ok(CountingBloomFilter::to_bytes(self))
     }
 }
 

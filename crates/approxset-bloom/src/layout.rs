@@ -17,6 +17,9 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     /// The variant name the filter reports (`"classic"`, `"partitioned"`).
     const NAME: &'static str;
 
+    /// The variant tag of the binary format.
+    const TAG: u8;
+
     /// The fewest bits and the hash count reaching `fp_rate` at `items`.
     ///
     /// # Errors
@@ -42,6 +45,7 @@ impl sealed::Sealed for Classic {}
 
 impl Layout for Classic {
     const NAME: &'static str = "classic";
+    const TAG: u8 = approxset_core::format::tag::CLASSIC;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::classic_params(items, fp_rate)
@@ -75,6 +79,7 @@ impl sealed::Sealed for Partitioned {}
 
 impl Layout for Partitioned {
     const NAME: &'static str = "partitioned";
+    const TAG: u8 = approxset_core::format::tag::PARTITIONED;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::partitioned_params(items, fp_rate)

@@ -20,7 +20,10 @@ mod counters;
 mod counting;
 mod layout;
 mod partitioned;
+mod persist;
 mod scalable;
+#[cfg(feature = "serde")]
+mod serde_impl;
 
 pub use approxset_core::{Error, Result};
 pub use bloom::Bloom;

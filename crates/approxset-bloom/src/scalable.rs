@@ -8,6 +8,8 @@ use std::hash::Hash;
 use approxset_core::sizing::{self, validate_fp_rate, validate_items};
 use approxset_core::{ApproxSet, Digest, Error, HashKey, Result};
 
+use approxset_core::format::{Reader, Writer, tag};
+
 use crate::partitioned::PartitionedBloomFilter;
 
 /// The default growth factor `s`: each stage holds twice the previous one.
@@ -110,6 +112,23 @@ impl ScalableBuilder {
     /// capacity of 0; [`Error::TooLarge`] or [`Error::AllocationFailed`] when
     /// the first stage does not fit.
     pub fn initial_capacity(self, initial_capacity: usize) -> Result<ScalableBloomFilter> {
+        self.validate(initial_capacity)?;
+        let mut filter = ScalableBloomFilter {
+            stages: Vec::new(),
+            key: self.key.unwrap_or_else(HashKey::random),
+            initial_capacity,
+            fp_rate: self.fp_rate,
+            growth: self.growth,
+            tightening: self.tightening,
+            max_bytes: self.max_bytes,
+            len: 0,
+        };
+        let first = filter.new_stage()?;
+        filter.stages.push(first);
+        Ok(filter)
+    }
+
+    fn validate(&self, initial_capacity: usize) -> Result<()> {
         validate_fp_rate(self.fp_rate)?;
         validate_items(initial_capacity)?;
         if !(self.growth.is_finite() && self.growth > 1.0) {
@@ -124,19 +143,7 @@ impl ScalableBuilder {
                 format!("must be strictly between 0 and 1, got {}", self.tightening),
             ));
         }
-        let mut filter = ScalableBloomFilter {
-            stages: Vec::new(),
-            key: self.key.unwrap_or_else(HashKey::random),
-            initial_capacity,
-            fp_rate: self.fp_rate,
-            growth: self.growth,
-            tightening: self.tightening,
-            max_bytes: self.max_bytes,
-            len: 0,
-        };
-        let first = filter.new_stage()?;
-        filter.stages.push(first);
-        Ok(filter)
+        Ok(())
     }
 }
 
@@ -338,6 +345,98 @@ impl ScalableBloomFilter {
     }
 }
 
+/// Persistence in the binary format of `approxset_core::format`.
+impl ScalableBloomFilter {
+    /// The filter in the versioned binary format (see `docs/format.md`):
+    /// its parameters, then every stage as a partitioned filter body.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(
+            tag::SCALABLE,
+            self.key,
+            self.memory_bytes() + 64 * self.stages.len(),
+        );
+        w.u64(self.initial_capacity as u64)
+            .f64(self.fp_rate)
+            .f64(self.growth)
+            .f64(self.tightening)
+            .u64(self.max_bytes.map_or(u64::MAX, |m| m as u64))
+            .u64(self.len as u64)
+            .u64(self.stages.len() as u64);
+        for stage in &self.stages {
+            stage.write_body(&mut w);
+        }
+        w.finish()
+    }
+
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
+    /// parameter and stage checked.
+    ///
+    /// # Errors
+    /// As [`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::open_variant(bytes, tag::SCALABLE)?;
+        let key = r.key();
+        let initial_capacity = r.usize("initial capacity")?;
+        let fp_rate = r.f64("fp_rate")?;
+        let growth = r.f64("growth")?;
+        let tightening = r.f64("tightening")?;
+        let max_bytes = match r.u64("max_bytes")? {
+            u64::MAX => None,
+            m => Some(usize::try_from(m).map_err(|_| {
+                Error::corrupt(format!("max_bytes {m} does not fit this platform"))
+            })?),
+        };
+        let len = r.usize("len")?;
+        let count = r.u64("stage count")?;
+        // Validate like the builder does.
+        ScalableBloomFilter::with_fp_rate(fp_rate)
+            .growth(growth)
+            .tightening(tightening)
+            .validate(initial_capacity)
+            .map_err(|e| Error::corrupt(e.to_string()))?;
+        // Each stage takes at least 48 bytes: bound the count by the input
+        // before reserving anything.
+        if count == 0 || count > bytes.len() as u64 / 48 {
+            return Err(Error::corrupt(format!(
+                "{count} stages in {} bytes",
+                bytes.len()
+            )));
+        }
+        let mut stages = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            stages.push(PartitionedBloomFilter::read_body(&mut r, key)?);
+        }
+        r.finish()?;
+        Ok(ScalableBloomFilter {
+            stages,
+            key,
+            initial_capacity,
+            fp_rate,
+            growth,
+            tightening,
+            max_bytes,
+            len,
+        })
+    }
+
+    /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
+        writer.write_all(&self.to_bytes())?;
+        Ok(())
+    }
+
+    /// Reads one filter from `reader`.
+    ///
+    /// # Errors
+    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
+        Self::from_bytes(&approxset_core::format::read_all(reader)?)
+    }
+}
+
 impl fmt::Debug for ScalableBloomFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ScalableBloomFilter")
@@ -407,6 +506,10 @@ impl ApproxSet for ScalableBloomFilter {
 
     fn variant(&self) -> &'static str {
         "scalable"
+    }
+
+    fn to_bytes(&self) -> Result<Vec<u8>> {
+        Ok(ScalableBloomFilter::to_bytes(self))
     }
 }
 

@@ -57,6 +57,73 @@ pub enum Error {
         /// The variant's name.
         variant: &'static str,
     },
+    /// A filter does not support an operation (e.g. a third-party filter
+    /// that has no serialized form).
+    Unsupported {
+        /// The operation.
+        operation: &'static str,
+        /// The variant's name.
+        variant: &'static str,
+    },
+    /// Serialized input ends before the filter does.
+    Truncated {
+        /// Bytes the input should have.
+        needed: u64,
+        /// Bytes it has.
+        available: u64,
+    },
+    /// Serialized input goes on after the filter ends.
+    TrailingBytes {
+        /// Bytes the filter takes.
+        expected: u64,
+        /// Bytes the input has.
+        found: u64,
+    },
+    /// The input does not start with the approxset magic bytes.
+    BadMagic {
+        /// The first four bytes found.
+        found: [u8; 4],
+    },
+    /// The input was written by a newer format version than this library reads.
+    UnsupportedVersion {
+        /// The version in the input.
+        found: u16,
+        /// The newest version this library reads.
+        supported: u16,
+    },
+    /// The input's variant tag is not one this library knows.
+    UnknownVariant {
+        /// The tag found.
+        tag: u8,
+    },
+    /// The input holds another variant than the one asked for.
+    WrongVariant {
+        /// The variant asked for.
+        expected: &'static str,
+        /// The variant in the input.
+        found: &'static str,
+    },
+    /// The checksum stored in the input does not match its content: the
+    /// bytes were damaged.
+    ChecksumMismatch {
+        /// The checksum stored in the input.
+        stored: u64,
+        /// The checksum of the content.
+        computed: u64,
+    },
+    /// The input's parameters contradict each other or its payload (a
+    /// well-formed checksum over inconsistent content).
+    Corrupt {
+        /// What is inconsistent.
+        reason: String,
+    },
+    /// Reading or writing failed.
+    Io {
+        /// The I/O error's kind.
+        kind: std::io::ErrorKind,
+        /// The I/O error's message.
+        message: String,
+    },
 }
 
 impl Error {
@@ -65,6 +132,24 @@ impl Error {
         Error::InvalidParameter {
             name,
             reason: reason.into(),
+        }
+    }
+}
+
+impl Error {
+    /// Builds an [`Error::Corrupt`].
+    pub fn corrupt(reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io {
+            kind: e.kind(),
+            message: e.to_string(),
         }
     }
 }
@@ -90,6 +175,37 @@ impl fmt::Display for Error {
             Error::DeleteUnsupported { variant } => {
                 write!(f, "the {variant} variant cannot delete items")
             }
+            Error::Unsupported { operation, variant } => {
+                write!(f, "the {variant} variant does not support {operation}")
+            }
+            Error::Truncated { needed, available } => write!(
+                f,
+                "input is truncated: the filter needs {needed} bytes, the input has {available}"
+            ),
+            Error::TrailingBytes { expected, found } => write!(
+                f,
+                "input has trailing bytes: the filter takes {expected} bytes, the input has {found}"
+            ),
+            Error::BadMagic { found } => write!(
+                f,
+                "not an approxset filter: expected magic bytes {:?}, found {:?}",
+                crate::format::MAGIC,
+                found
+            ),
+            Error::UnsupportedVersion { found, supported } => write!(
+                f,
+                "unsupported format version {found}: this library reads versions up to {supported}"
+            ),
+            Error::UnknownVariant { tag } => write!(f, "unknown variant tag {tag}"),
+            Error::WrongVariant { expected, found } => {
+                write!(f, "expected a {expected} filter, found a {found} filter")
+            }
+            Error::ChecksumMismatch { stored, computed } => write!(
+                f,
+                "checksum mismatch: stored {stored:#018x}, computed {computed:#018x}; the input is damaged"
+            ),
+            Error::Corrupt { reason } => write!(f, "corrupt filter: {reason}"),
+            Error::Io { message, .. } => write!(f, "i/o error: {message}"),
         }
     }
 }
@@ -115,6 +231,24 @@ mod tests {
             },
             Error::Full { items: 3 },
             Error::DeleteUnsupported { variant: "classic" },
+            Error::Truncated {
+                needed: 10,
+                available: 3,
+            },
+            Error::BadMagic { found: *b"GIF8" },
+            Error::UnsupportedVersion {
+                found: 9,
+                supported: 1,
+            },
+            Error::ChecksumMismatch {
+                stored: 1,
+                computed: 2,
+            },
+            Error::corrupt("bits is 0"),
+            Error::from(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such file",
+            )),
         ];
         for e in errors {
             let s = e.to_string();

@@ -9,7 +9,10 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod error;
+pub mod format;
 pub mod hash;
+#[cfg(feature = "serde")]
+pub mod serde_support;
 pub mod sizing;
 mod traits;
 

@@ -102,6 +102,20 @@ pub trait ApproxSet: fmt::Debug {
     /// The variant's lowercase name (`"classic"`, `"partitioned"`, …), as
     /// `approxset::Variant` displays it. Third-party filters return their own.
     fn variant(&self) -> &'static str;
+
+    /// The filter in the versioned binary [format](crate::format), readable
+    /// back with `approxset::load`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`](crate::Error::Unsupported) from filters that
+    /// have no serialized form (the default, for third-party filters); every
+    /// approxset filter implements it.
+    fn to_bytes(&self) -> Result<Vec<u8>> {
+        Err(crate::Error::Unsupported {
+            operation: "serialization",
+            variant: self.variant(),
+        })
+    }
 }
 
 /// A filter that can also remove items.
@@ -162,6 +176,16 @@ pub trait ApproxSetExt: ApproxSet {
     #[inline]
     fn contains_bytes(&self, bytes: &[u8]) -> bool {
         self.contains_digest(self.hash_key().digest_bytes(bytes))
+    }
+
+    /// Writes the filter in the binary format (see [`ApproxSet::to_bytes`]).
+    ///
+    /// # Errors
+    /// As [`ApproxSet::to_bytes`], and [`Error::Io`](crate::Error::Io).
+    fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
+        let bytes = self.to_bytes()?;
+        writer.write_all(&bytes)?;
+        Ok(())
     }
 }
 
@@ -225,6 +249,9 @@ macro_rules! forward_approx_set {
             fn variant(&self) -> &'static str {
                 (**self).variant()
             }
+            fn to_bytes(&self) -> Result<Vec<u8>> {
+                (**self).to_bytes()
+            }
         }
     )*};
 }
@@ -284,6 +311,14 @@ macro_rules! inherent_generic_methods {
             #[inline]
             pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
                 ApproxSetExt::contains_bytes(self, bytes)
+            }
+
+            /// Writes the filter in the binary format; see [`ApproxSetExt::write_to`].
+            ///
+            /// # Errors
+            /// As [`ApproxSetExt::write_to`].
+            pub fn write_to<W: std::io::Write>(&self, writer: W) -> Result<()> {
+                ApproxSetExt::write_to(self, writer)
             }
         }
     )*};

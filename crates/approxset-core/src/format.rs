@@ -1,0 +1,523 @@
+//! The binary format shared by every approxset filter: a fixed header, the
+//! variant's parameters, the payload as little-endian 64-bit words, and a
+//! checksum. `docs/format.md` at the repository root documents the layout.
+//!
+//! Filters write themselves with a [`Writer`] and read themselves back with
+//! a [`Reader`], which checks the envelope (length, magic, version,
+//! checksum, variant) before the filter sees a parameter, and bounds every
+//! allocation by the length of the input.
+//!
+//! ```text
+//! offset  size  field
+//!      0     4  magic "APXS"
+//!      4     2  format version, u16 LE (1)
+//!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable)
+//!      7     1  flags, 0
+//!      8     8  total length in bytes, checksum included, u64 LE
+//!     16    16  hash key k0, k1, u64 LE each
+//!     32     …  variant parameters (u64 / u32 / f64 LE fields)
+//!      …     …  payload: u64 LE words
+//!  end-8     8  checksum of every byte before it, u64 LE
+//! ```
+
+use std::io::Read;
+
+use crate::error::{Error, Result};
+use crate::hash::HashKey;
+
+/// The first four bytes of every serialized filter.
+pub const MAGIC: [u8; 4] = *b"APXS";
+
+/// The format version this library writes, and the newest it reads.
+pub const VERSION: u16 = 1;
+
+/// Bytes before the variant parameters.
+pub const HEADER_LEN: usize = 32;
+
+/// Bytes of the trailing checksum.
+pub const CHECKSUM_LEN: usize = 8;
+
+/// The variant tags.
+pub mod tag {
+    /// Classic Bloom filter.
+    pub const CLASSIC: u8 = 1;
+    /// Partitioned Bloom filter.
+    pub const PARTITIONED: u8 = 2;
+    /// Counting Bloom filter.
+    pub const COUNTING: u8 = 3;
+    /// Cuckoo filter.
+    pub const CUCKOO: u8 = 4;
+    /// Scalable Bloom filter.
+    pub const SCALABLE: u8 = 5;
+
+    /// The variant name of a tag, if it is known.
+    pub fn name(tag: u8) -> Option<&'static str> {
+        Some(match tag {
+            CLASSIC => "classic",
+            PARTITIONED => "partitioned",
+            COUNTING => "counting",
+            CUCKOO => "cuckoo",
+            SCALABLE => "scalable",
+            _ => return None,
+        })
+    }
+}
+
+/// The format's checksum: four lanes of `h ← rotl((h ⊕ w)·C, 29)` over the
+/// input's 64-bit little-endian words, folded together with the length.
+///
+/// Each step is a bijection of the word and of the lane, so changing any
+/// single word (in particular flipping any single bit) always changes the
+/// checksum; the four independent lanes let it run at memory speed.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    const C: u64 = 0x9E37_79B9_7F4A_7C15;
+    #[inline(always)]
+    fn step(h: u64, w: u64) -> u64 {
+        (h ^ w).wrapping_mul(C).rotate_left(29)
+    }
+    let mut lanes = [
+        0x243F_6A88_85A3_08D3_u64,
+        0x1319_8A2E_0370_7344,
+        0xA409_3822_299F_31D0,
+        0x082E_FA98_EC4E_6C89,
+    ];
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            *lane = step(*lane, u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        }
+    }
+    let rest = blocks.remainder();
+    for (i, chunk) in rest.chunks(8).enumerate() {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        lanes[i] = step(lanes[i], u64::from_le_bytes(word));
+    }
+    let mut h = step(0x4528_21E6_38D0_1377, bytes.len() as u64);
+    for lane in lanes {
+        h = step(h, lane);
+    }
+    h
+}
+
+/// Writes a filter in the format: header, then parameters and payload
+/// through the `u32`/`u64`/`f64`/`words` calls, then [`finish`](Self::finish).
+#[derive(Debug)]
+pub struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    /// Starts a filter of variant `tag` hashed with `key`; `capacity` is a
+    /// size hint in bytes.
+    pub fn new(tag: u8, key: HashKey, capacity: usize) -> Self {
+        let mut buf = Vec::with_capacity(capacity.saturating_add(HEADER_LEN + CHECKSUM_LEN));
+        buf.extend_from_slice(&MAGIC);
+        buf.extend_from_slice(&VERSION.to_le_bytes());
+        buf.push(tag);
+        buf.push(0);
+        buf.extend_from_slice(&0u64.to_le_bytes()); // total length, patched by finish
+        buf.extend_from_slice(&key.to_le_bytes());
+        Writer { buf }
+    }
+
+    /// Appends a `u32`.
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// Appends a `u64`.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// Appends an `f64` (its IEEE 754 bits).
+    pub fn f64(&mut self, v: f64) -> &mut Self {
+        self.u64(v.to_bits())
+    }
+
+    /// Appends words, little-endian.
+    pub fn words(&mut self, words: &[u64]) -> &mut Self {
+        self.buf.reserve(words.len() * 8);
+        for w in words {
+            self.buf.extend_from_slice(&w.to_le_bytes());
+        }
+        self
+    }
+
+    /// Patches the total length, appends the checksum, and returns the bytes.
+    pub fn finish(mut self) -> Vec<u8> {
+        let total = (self.buf.len() + CHECKSUM_LEN) as u64;
+        self.buf[8..16].copy_from_slice(&total.to_le_bytes());
+        let sum = checksum(&self.buf);
+        self.buf.extend_from_slice(&sum.to_le_bytes());
+        self.buf
+    }
+}
+
+/// Reads a filter written by a [`Writer`].
+#[derive(Debug)]
+pub struct Reader<'a> {
+    body: &'a [u8],
+    pos: usize,
+    tag: u8,
+    key: HashKey,
+}
+
+impl<'a> Reader<'a> {
+    /// Checks the envelope of `bytes` in this order: long enough for a
+    /// header, magic, version, total length (so truncation and trailing
+    /// bytes are told apart from damage), checksum, flags, and a known
+    /// variant tag.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`], [`Error::BadMagic`],
+    /// [`Error::UnsupportedVersion`], [`Error::TrailingBytes`],
+    /// [`Error::ChecksumMismatch`], [`Error::Corrupt`] (flags),
+    /// [`Error::UnknownVariant`].
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        let available = bytes.len() as u64;
+        if bytes.len() < 8 {
+            // Name the magic problem first if even the first bytes are wrong.
+            let n = bytes.len().min(4);
+            if bytes[..n] != MAGIC[..n] {
+                let mut found = [0u8; 4];
+                found[..n].copy_from_slice(&bytes[..n]);
+                return Err(Error::BadMagic { found });
+            }
+            return Err(Error::Truncated {
+                needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
+                available,
+            });
+        }
+        let magic: [u8; 4] = bytes[..4].try_into().expect("4 bytes");
+        if magic != MAGIC {
+            return Err(Error::BadMagic { found: magic });
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        if version > VERSION || version == 0 {
+            return Err(Error::UnsupportedVersion {
+                found: version,
+                supported: VERSION,
+            });
+        }
+        if bytes.len() < 16 {
+            return Err(Error::Truncated {
+                needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
+                available,
+            });
+        }
+        let total = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+        if total < (HEADER_LEN + CHECKSUM_LEN) as u64 {
+            return Err(Error::corrupt(format!(
+                "total length {total} is shorter than a header"
+            )));
+        }
+        if available < total {
+            return Err(Error::Truncated {
+                needed: total,
+                available,
+            });
+        }
+        if available > total {
+            return Err(Error::TrailingBytes {
+                expected: total,
+                found: available,
+            });
+        }
+        let (body, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+        let stored = u64::from_le_bytes(stored.try_into().expect("8 bytes"));
+        let computed = checksum(body);
+        if stored != computed {
+            return Err(Error::ChecksumMismatch { stored, computed });
+        }
+        if bytes[7] != 0 {
+            return Err(Error::corrupt(format!("unknown flags {:#04x}", bytes[7])));
+        }
+        let tag = bytes[6];
+        if tag::name(tag).is_none() {
+            return Err(Error::UnknownVariant { tag });
+        }
+        let key = HashKey::from_le_bytes(bytes[16..32].try_into().expect("16 bytes"));
+        Ok(Reader {
+            body,
+            pos: HEADER_LEN,
+            tag,
+            key,
+        })
+    }
+
+    /// [`open`](Self::open), then checks the variant is `expected`.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open), and [`Error::WrongVariant`].
+    pub fn open_variant(bytes: &'a [u8], expected: u8) -> Result<Self> {
+        let reader = Self::open(bytes)?;
+        if reader.tag != expected {
+            return Err(Error::WrongVariant {
+                expected: tag::name(expected).unwrap_or("unknown"),
+                found: tag::name(reader.tag).unwrap_or("unknown"),
+            });
+        }
+        Ok(reader)
+    }
+
+    /// The variant tag.
+    pub fn tag(&self) -> u8 {
+        self.tag
+    }
+
+    /// The hash key.
+    pub fn key(&self) -> HashKey {
+        self.key
+    }
+
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        let rest = self.body.len() - self.pos;
+        if n > rest {
+            return Err(Error::corrupt(format!(
+                "{what} needs {n} bytes, only {rest} remain before the checksum"
+            )));
+        }
+        let out = &self.body[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// Reads a `u32` parameter.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the input ends first.
+    pub fn u32(&mut self, what: &str) -> Result<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4, what)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    /// Reads a `u64` parameter.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the input ends first.
+    pub fn u64(&mut self, what: &str) -> Result<u64> {
+        Ok(u64::from_le_bytes(
+            self.take(8, what)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    /// Reads a `u64` parameter that must fit a `usize`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the input ends first or the value is too big
+    /// for this platform.
+    pub fn usize(&mut self, what: &str) -> Result<usize> {
+        let v = self.u64(what)?;
+        usize::try_from(v)
+            .map_err(|_| Error::corrupt(format!("{what} {v} does not fit this platform")))
+    }
+
+    /// Reads an `f64` parameter.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the input ends first.
+    pub fn f64(&mut self, what: &str) -> Result<f64> {
+        Ok(f64::from_bits(self.u64(what)?))
+    }
+
+    /// Reads `count` little-endian words. The count is checked against the
+    /// bytes that remain before anything is allocated, so a header that
+    /// claims 2⁶⁰ bits costs nothing.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when fewer than `count` words remain.
+    pub fn words(&mut self, count: u64, what: &str) -> Result<Vec<u64>> {
+        let rest = (self.body.len() - self.pos) as u64;
+        if count > rest / 8 {
+            return Err(Error::corrupt(format!(
+                "{what} claims {count} words, the payload has {rest} bytes"
+            )));
+        }
+        let bytes = self.take(count as usize * 8, what)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(count as usize)
+            .map_err(|_| Error::AllocationFailed { bytes: bytes.len() })?;
+        out.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        );
+        Ok(out)
+    }
+
+    /// Checks that nothing is left before the checksum.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when bytes remain.
+    pub fn finish(self) -> Result<()> {
+        let rest = self.body.len() - self.pos;
+        if rest != 0 {
+            return Err(Error::corrupt(format!(
+                "{rest} bytes after the payload that the parameters do not account for"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Reads one serialized filter from `reader`: the header first, then as many
+/// bytes as it announces. Memory grows with the bytes actually read, so a
+/// header claiming a huge length over a short stream costs little.
+///
+/// # Errors
+/// [`Error::Io`] from the reader, [`Error::Truncated`] when the stream ends
+/// early, and the envelope errors of [`Reader::open`] on the first 16 bytes.
+pub fn read_all<R: Read>(mut reader: R) -> Result<Vec<u8>> {
+    let mut head = [0u8; 16];
+    let mut got = 0;
+    while got < head.len() {
+        match reader.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    // Let the envelope check explain short or foreign input.
+    if got < head.len() {
+        Reader::open(&head[..got])?;
+    }
+    let total = u64::from_le_bytes(head[8..16].try_into().expect("8 bytes"));
+    let mut bytes = head.to_vec();
+    if total > 16 {
+        reader.by_ref().take(total - 16).read_to_end(&mut bytes)?;
+    }
+    // Anything after the announced length belongs to the caller's stream.
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        let mut w = Writer::new(tag::CLASSIC, HashKey::from_parts(1, 2), 64);
+        w.u64(1000).u32(7).f64(0.01).words(&[1, 2, u64::MAX]);
+        w.finish()
+    }
+
+    #[test]
+    fn round_trip() {
+        let bytes = sample();
+        assert_eq!(&bytes[..4], b"APXS");
+        assert_eq!(bytes.len(), HEADER_LEN + 8 + 4 + 8 + 24 + CHECKSUM_LEN);
+        let mut r = Reader::open_variant(&bytes, tag::CLASSIC).unwrap();
+        assert_eq!(r.key(), HashKey::from_parts(1, 2));
+        assert_eq!(r.u64("bits").unwrap(), 1000);
+        assert_eq!(r.u32("hashes").unwrap(), 7);
+        assert_eq!(r.f64("fp").unwrap(), 0.01);
+        assert_eq!(r.words(3, "payload").unwrap(), vec![1, 2, u64::MAX]);
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn every_single_bit_flip_is_caught() {
+        let bytes = sample();
+        for i in 0..bytes.len() * 8 {
+            let mut bad = bytes.clone();
+            bad[i / 8] ^= 1 << (i % 8);
+            assert!(Reader::open(&bad).is_err(), "flip of bit {i} not detected");
+        }
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = sample();
+        for len in 0..bytes.len() {
+            let err = Reader::open(&bytes[..len]).unwrap_err();
+            assert!(
+                matches!(err, Error::Truncated { .. }),
+                "length {len}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn envelope_errors_are_specific() {
+        let bytes = sample();
+        let mut bad = bytes.clone();
+        bad[0] = b'X';
+        assert!(matches!(Reader::open(&bad), Err(Error::BadMagic { .. })));
+        let mut future = bytes.clone();
+        future[4..6].copy_from_slice(&2u16.to_le_bytes());
+        assert_eq!(
+            Reader::open(&future).unwrap_err(),
+            Error::UnsupportedVersion {
+                found: 2,
+                supported: 1
+            }
+        );
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(matches!(
+            Reader::open(&long),
+            Err(Error::TrailingBytes { .. })
+        ));
+        assert!(matches!(
+            Reader::open_variant(&bytes, tag::COUNTING),
+            Err(Error::WrongVariant {
+                expected: "counting",
+                found: "classic"
+            })
+        ));
+        // An unknown tag with a valid checksum.
+        let mut w = Writer::new(99, HashKey::from_parts(0, 0), 0);
+        w.u64(1);
+        assert_eq!(
+            Reader::open(&w.finish()).unwrap_err(),
+            Error::UnknownVariant { tag: 99 }
+        );
+    }
+
+    #[test]
+    fn oversized_claims_do_not_allocate() {
+        let mut w = Writer::new(tag::CLASSIC, HashKey::from_parts(0, 0), 0);
+        w.u64(1 << 60);
+        let bytes = w.finish();
+        let mut r = Reader::open(&bytes).unwrap();
+        let _ = r.u64("bits").unwrap();
+        assert!(matches!(
+            r.words(1 << 54, "payload"),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn read_all_stops_at_the_announced_length() {
+        let mut stream = sample();
+        let len = stream.len();
+        stream.extend_from_slice(b"next record");
+        let mut cursor = std::io::Cursor::new(stream);
+        let got = read_all(&mut cursor).unwrap();
+        assert_eq!(got.len(), len);
+        assert!(Reader::open(&got).is_ok());
+        assert_eq!(cursor.position() as usize, len);
+        // A short stream is a clean error.
+        assert!(matches!(
+            read_all(std::io::Cursor::new(&sample()[..10])),
+            Err(Error::Truncated { .. })
+        ));
+        let got = read_all(std::io::Cursor::new(&sample()[..30])).unwrap();
+        assert!(matches!(Reader::open(&got), Err(Error::Truncated { .. })));
+    }
+
+    #[test]
+    fn checksum_sees_length_and_position() {
+        assert_ne!(checksum(&[0u8; 8]), checksum(&[0u8; 16]));
+        let mut a = [0u8; 64];
+        let mut b = [0u8; 64];
+        a[0] = 1;
+        b[8] = 1;
+        assert_ne!(checksum(&a), checksum(&b));
+    }
+}

@@ -1,0 +1,88 @@
+//! Loading a saved filter without knowing its variant.
+
+use std::io::Read;
+
+use approxset_bloom::{
+    BloomFilter, CountingBloomFilter, PartitionedBloomFilter, ScalableBloomFilter,
+};
+use approxset_core::format::{MAGIC, Reader, read_all, tag};
+use approxset_core::{ApproxSet, Deletable, Error, Result};
+
+/// The variant tag of `bytes`, or the envelope error that explains why
+/// there is none.
+fn peek_tag(bytes: &[u8]) -> Result<u8> {
+    if bytes.len() > 6 && bytes[..4] == MAGIC {
+        return Ok(bytes[6]);
+    }
+    match Reader::open(bytes) {
+        Err(e) => Err(e),
+        // Unreachable: input without magic or shorter than a header fails.
+        Ok(r) => Ok(r.tag()),
+    }
+}
+
+/// Loads a filter saved with `to_bytes` (of any variant) behind a trait
+/// object, checking every invariant.
+///
+/// ```
+/// use approxset::{ApproxSet, Variant};
+/// let mut f = Variant::Counting.builder().seed(1).build(1000, 0.01)?;
+/// f.insert_bytes(b"alice")?;
+/// let saved = f.to_bytes()?;
+/// let g = approxset::load(&saved)?;
+/// assert_eq!(g.variant(), Variant::Counting);
+/// assert!(g.contains_bytes(b"alice"));
+/// # Ok::<(), approxset::Error>(())
+/// ```
+///
+/// # Errors
+/// The format errors of [`Error`]: `Truncated`, `TrailingBytes`, `BadMagic`,
+/// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`, `Corrupt`.
+pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
+    Ok(match peek_tag(bytes)? {
+        tag::CLASSIC => Box::new(BloomFilter::from_bytes(bytes)?),
+        tag::PARTITIONED => Box::new(PartitionedBloomFilter::from_bytes(bytes)?),
+        tag::COUNTING => Box::new(CountingBloomFilter::from_bytes(bytes)?),
+        tag::SCALABLE => Box::new(ScalableBloomFilter::from_bytes(bytes)?),
+        // Let the envelope check say what is wrong (damage or unknown tag).
+        _ => {
+            Reader::open(bytes)?;
+            return Err(Error::UnknownVariant { tag: bytes[6] });
+        }
+    })
+}
+
+/// Loads a filter that can delete; see [`load`].
+///
+/// # Errors
+/// As [`load`], and [`Error::DeleteUnsupported`] for a saved filter of a
+/// variant that cannot delete.
+pub fn load_deletable(bytes: &[u8]) -> Result<Box<dyn Deletable + Send + Sync>> {
+    match peek_tag(bytes)? {
+        tag::COUNTING => Ok(Box::new(CountingBloomFilter::from_bytes(bytes)?)),
+        other => {
+            // Report damage first, then the variant's inability to delete.
+            let filter = load(bytes)?;
+            Err(Error::DeleteUnsupported {
+                variant: tag::name(other).unwrap_or(filter.variant()),
+            })
+        }
+    }
+}
+
+/// Reads one saved filter of any variant from `reader`; see [`load`].
+///
+/// # Errors
+/// [`Error::Io`], and as [`load`].
+pub fn read_from<R: Read>(reader: R) -> Result<Box<dyn ApproxSet + Send + Sync>> {
+    load(&read_all(reader)?)
+}
+
+/// Reads one saved filter that can delete from `reader`; see
+/// [`load_deletable`].
+///
+/// # Errors
+/// [`Error::Io`], and as [`load_deletable`].
+pub fn read_deletable_from<R: Read>(reader: R) -> Result<Box<dyn Deletable + Send + Sync>> {
+    load_deletable(&read_all(reader)?)
+}
