@@ -134,13 +134,13 @@ impl ScalableBuilder {
         if !(self.growth.is_finite() && self.growth > 1.0) {
             return Err(Error::invalid(
                 "growth",
-                format!("must be a number above 1, got {}", self.growth),
+                format!("must be a number above 1, got {:?}", self.growth),
             ));
         }
         if !(self.tightening > 0.0 && self.tightening < 1.0) {
             return Err(Error::invalid(
                 "tightening",
-                format!("must be strictly between 0 and 1, got {}", self.tightening),
+                format!("must be strictly between 0 and 1, got {:?}", self.tightening),
             ));
         }
         Ok(())

@@ -85,7 +85,7 @@ pub fn validate_fp_rate(fp_rate: f64) -> Result<()> {
     } else {
         Err(Error::invalid(
             "fp_rate",
-            format!("must be strictly between 0 and 1, got {fp_rate}"),
+            format!("must be strictly between 0 and 1, got {fp_rate:?}"),
         ))
     }
 }
@@ -195,7 +195,7 @@ fn hash_candidates(fp_rate: f64) -> Result<[u32; 2]> {
     if lo > f64::from(MAX_HASHES) {
         return Err(Error::invalid(
             "fp_rate",
-            format!("{fp_rate} would need more than {MAX_HASHES} hash functions"),
+            format!("{fp_rate:?} would need more than {MAX_HASHES} hash functions"),
         ));
     }
     let hi = hi.min(f64::from(MAX_HASHES));

@@ -1,0 +1,440 @@
+//! `approxset compare`: every variant built for the same n and p, filled
+//! with the same keys and measured: memory, false-positive rate, false
+//! negatives (there must be none) and time per operation.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use approxset::{ApproxSet, Variant, sizing};
+use clap::Args;
+use serde::Serialize;
+
+use crate::design::{selected, variant_parser};
+use crate::keys::{self, KeyList, SplitMix64};
+use crate::output::{self, Column, Report, TableRow};
+use crate::plot::{self, Axis, Chart, Label, Scale, Series, Style};
+use crate::{CliError, DEFAULT_SEED, check_count, check_fp};
+
+/// Examples shown by `approxset compare --help`.
+pub(crate) const EXAMPLES: &str = "\
+Examples:
+  approxset compare
+  approxset compare --items 1000000 --fp 0.001 --plot compare.svg
+  approxset compare --keys /usr/share/dict/words --fp 0.01 --json
+  approxset compare --variant classic,counting --seed 7";
+
+/// The options of `approxset compare`.
+#[derive(Debug, Args)]
+pub(crate) struct CompareArgs {
+    /// Keys inserted (random 64-bit numbers).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1_000_000,
+        conflicts_with = "keys"
+    )]
+    items: usize,
+
+    /// Target false-positive rate, strictly between 0 and 1.
+    #[arg(
+        long,
+        value_name = "P",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
+    fp: f64,
+
+    /// Non-member queries (random 64-bit numbers) [default: N].
+    #[arg(long, value_name = "Q", conflicts_with = "keys")]
+    queries: Option<usize>,
+
+    /// Take the keys from the lines of FILE instead: the first half is
+    /// inserted, the second half (less the lines also in the first) queried.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+
+    /// Seed of the random keys and of the filters' hash keys.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+
+    /// Only these variants (comma-separated); all by default.
+    #[arg(long, value_name = "VARIANT", value_delimiter = ',', value_parser = variant_parser())]
+    variant: Vec<Variant>,
+
+    /// Also draw bits per key against the measured rate into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+/// One variant's measurements: a row of the table and of the JSON array.
+#[derive(Debug, Serialize)]
+pub(crate) struct CompareRow {
+    /// The variant's name.
+    variant: String,
+    /// Memory in bits per inserted key.
+    bits_per_key: f64,
+    /// Memory in bytes, as the filter reports it after the insertions.
+    bytes: u64,
+    /// The false-positive rate the filter was built for.
+    target_fp: f64,
+    /// The measured false-positive rate over the non-members.
+    measured_fp: f64,
+    /// Inserted keys the filter did not find (must be 0).
+    false_negatives: u64,
+    /// Nanoseconds per insertion.
+    insert_ns: f64,
+    /// Nanoseconds per query of an inserted key.
+    contains_hit_ns: f64,
+    /// Nanoseconds per query of a non-member.
+    contains_miss_ns: f64,
+    /// Whether the variant can remove keys.
+    supports_delete: bool,
+    /// Insertions the filter refused (a full cuckoo table).
+    insert_errors: u64,
+}
+
+impl TableRow for CompareRow {
+    const COLUMNS: &'static [Column] = &[
+        Column::text("variant"),
+        Column::number("bits/key"),
+        Column::number("memory"),
+        Column::number("target FP"),
+        Column::number("measured FP"),
+        Column::number("false neg."),
+        Column::number("insert ns"),
+        Column::number("hit ns"),
+        Column::number("miss ns"),
+        Column::text("delete"),
+        Column::number("refused"),
+    ];
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.variant.clone(),
+            format!("{:.2}", self.bits_per_key),
+            output::bytes(self.bytes),
+            output::rate(self.target_fp),
+            output::rate(self.measured_fp),
+            self.false_negatives.to_string(),
+            format!("{:.1}", self.insert_ns),
+            format!("{:.1}", self.contains_hit_ns),
+            format!("{:.1}", self.contains_miss_ns),
+            if self.supports_delete { "yes" } else { "no" }.to_owned(),
+            self.insert_errors.to_string(),
+        ]
+    }
+}
+
+/// A boxed filter of any variant.
+type Filter = Box<dyn ApproxSet + Send + Sync>;
+
+/// Keys that can be inserted into and looked up in a filter by index: random
+/// numbers (hashed with `Hash`) or byte strings (hashed as bytes).
+trait Keys {
+    /// The number of keys.
+    fn len(&self) -> usize;
+    /// Inserts key `i`.
+    fn insert(&self, filter: &mut Filter, i: usize) -> approxset::Result<bool>;
+    /// Looks up key `i`.
+    fn contains(&self, filter: &Filter, i: usize) -> bool;
+}
+
+impl Keys for Vec<u64> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    #[inline]
+    fn insert(&self, filter: &mut Filter, i: usize) -> approxset::Result<bool> {
+        filter.insert(&self[i])
+    }
+
+    #[inline]
+    fn contains(&self, filter: &Filter, i: usize) -> bool {
+        filter.contains(&self[i])
+    }
+}
+
+impl Keys for KeyList {
+    fn len(&self) -> usize {
+        KeyList::len(self)
+    }
+
+    #[inline]
+    fn insert(&self, filter: &mut Filter, i: usize) -> approxset::Result<bool> {
+        filter.insert_bytes(self.get(i))
+    }
+
+    #[inline]
+    fn contains(&self, filter: &Filter, i: usize) -> bool {
+        filter.contains_bytes(self.get(i))
+    }
+}
+
+/// What an insertion pass did.
+#[derive(Debug)]
+struct Filled {
+    /// Nanoseconds per insertion.
+    insert_ns: f64,
+    /// For each key, whether it was refused; empty when none was.
+    refused: Vec<bool>,
+    /// The first refusal, to report it.
+    first_error: Option<approxset::Error>,
+}
+
+/// Inserts every member, timing the whole loop; refusals are counted, not
+/// fatal.
+fn fill<K: Keys + ?Sized>(filter: &mut Filter, members: &K) -> Filled {
+    let n = members.len();
+    let mut refused = Vec::new();
+    let mut first_error = None;
+    let start = Instant::now();
+    for i in 0..n {
+        if let Err(e) = members.insert(filter, black_box(i)) {
+            if refused.is_empty() {
+                refused = vec![false; n];
+            }
+            refused[i] = true;
+            first_error.get_or_insert(e);
+        }
+    }
+    let elapsed = start.elapsed();
+    Filled {
+        insert_ns: per_op(elapsed.as_nanos(), n),
+        refused,
+        first_error,
+    }
+}
+
+/// Looks up every key, timing the whole loop: (keys found, ns per lookup).
+fn lookup<K: Keys + ?Sized>(filter: &Filter, keys: &K) -> (u64, f64) {
+    let start = Instant::now();
+    let mut found = 0u64;
+    for i in 0..keys.len() {
+        found += u64::from(black_box(keys.contains(filter, black_box(i))));
+    }
+    (found, per_op(start.elapsed().as_nanos(), keys.len()))
+}
+
+/// Nanoseconds per operation.
+fn per_op(nanos: u128, ops: usize) -> f64 {
+    nanos as f64 / ops.max(1) as f64
+}
+
+/// The keys of a comparison.
+enum KeySource {
+    /// Random numbers: members and non-members (never equal: the generator
+    /// does not repeat within its period).
+    Random(Vec<u64>, Vec<u64>),
+    /// Lines of a file: members and non-members.
+    Lines(KeyList, KeyList),
+}
+
+impl KeySource {
+    /// The keys from the options.
+    fn new(args: &CompareArgs) -> Result<Self, CliError> {
+        if let Some(path) = &args.keys {
+            let data = std::fs::read(path).map_err(|e| {
+                CliError::io(format_args!("cannot read --keys '{}'", path.display()), &e)
+            })?;
+            let (members, others) = keys::split_lines(&data, &path.display().to_string())?;
+            Ok(KeySource::Lines(members, others))
+        } else {
+            let items = check_count("items", args.items)?;
+            let queries = check_count("queries", args.queries.unwrap_or(items))?;
+            let mut rng = SplitMix64::new(args.seed);
+            let members = rng.take(items)?;
+            let others = rng.take(queries)?;
+            Ok(KeySource::Random(members, others))
+        }
+    }
+
+    /// The members and the non-members.
+    fn split(&self) -> (&dyn KeysDyn, &dyn KeysDyn) {
+        match self {
+            KeySource::Random(m, o) => (m, o),
+            KeySource::Lines(m, o) => (m, o),
+        }
+    }
+}
+
+/// Object-safe access to [`Keys`] for dispatch per key source; the loops
+/// themselves are monomorphised.
+trait KeysDyn {
+    /// The number of keys.
+    fn count(&self) -> usize;
+    /// Fills `filter` with these keys.
+    fn fill_into(&self, filter: &mut Filter) -> Filled;
+    /// Looks these keys up in `filter`.
+    fn lookup_in(&self, filter: &Filter) -> (u64, f64);
+    /// Counts the keys not refused that `filter` does not find.
+    fn missing(&self, filter: &Filter, refused: &[bool]) -> u64;
+}
+
+impl<K: Keys + ?Sized> KeysDyn for K {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn fill_into(&self, filter: &mut Filter) -> Filled {
+        fill(filter, self)
+    }
+
+    fn lookup_in(&self, filter: &Filter) -> (u64, f64) {
+        lookup(filter, self)
+    }
+
+    fn missing(&self, filter: &Filter, refused: &[bool]) -> u64 {
+        (0..self.len())
+            .filter(|&i| !refused.get(i).copied().unwrap_or(false) && !self.contains(filter, i))
+            .count() as u64
+    }
+}
+
+/// Runs `approxset compare`.
+pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
+    let fp = check_fp("fp", args.fp)?;
+    if let Some(path) = &args.plot {
+        plot::check_writable(path)?;
+    }
+    let source = KeySource::new(args)?;
+    let (members, others) = source.split();
+    let n = members.count();
+    let variants = selected(&args.variant);
+    let bar = output::progress(variants.len() as u64 * 3, json);
+
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    let mut failed = Vec::new();
+    for &variant in &variants {
+        bar.set_message(format!("{variant}: insert"));
+        let mut filter = match variant.builder().seed(args.seed).build(n, fp) {
+            Ok(f) => f,
+            Err(e) => {
+                failed.push((variant, e));
+                bar.inc(3);
+                continue;
+            }
+        };
+        let filled = members.fill_into(&mut filter);
+        let refused = filled.refused.iter().filter(|&&r| r).count() as u64;
+        if let Some(e) = &filled.first_error {
+            let message = format!("{variant}: {refused} of {n} insertions refused: {e}");
+            bar.suspend(|| eprintln!("warning: {message}"));
+            notes.push(message);
+        }
+        bar.inc(1);
+        bar.set_message(format!("{variant}: hits"));
+        let (found, contains_hit_ns) = members.lookup_in(&filter);
+        let false_negatives = if refused == 0 {
+            n as u64 - found
+        } else {
+            members.missing(&filter, &filled.refused)
+        };
+        bar.inc(1);
+        bar.set_message(format!("{variant}: misses"));
+        let (false_positives, contains_miss_ns) = others.lookup_in(&filter);
+        bar.inc(1);
+        let bytes = filter.memory_bytes() as u64;
+        rows.push(CompareRow {
+            variant: variant.to_string(),
+            bits_per_key: bytes as f64 * 8.0 / n as f64,
+            bytes,
+            target_fp: fp,
+            measured_fp: false_positives as f64 / others.count() as f64,
+            false_negatives,
+            insert_ns: filled.insert_ns,
+            contains_hit_ns,
+            contains_miss_ns,
+            supports_delete: variant.supports_delete(),
+            insert_errors: refused,
+        });
+    }
+    bar.finish_and_clear();
+    notes.extend(output::skip_failed(rows.is_empty(), failed)?);
+
+    let mut report = Report::new(rows);
+    let what = match (&source, &args.keys) {
+        (KeySource::Lines(..), Some(path)) => format!("lines of '{}'", path.display()),
+        _ => format!("random 64-bit keys (seed {})", args.seed),
+    };
+    report.header.push(format!(
+        "Every variant for n = {} {what}, {} non-member queries, target FP {fp}",
+        output::count(n as u64),
+        output::count(others.count() as u64),
+    ));
+    report.notes.push(
+        "ns: the whole loop timed, divided by its count; bits/key: memory * 8 / n".to_owned(),
+    );
+    report.notes.extend(notes);
+    if let Some(path) = &args.plot {
+        plot::write_svg(path, &chart(&report.rows, fp))?;
+        report.notes.push(format!("plot: {}", path.display()));
+    }
+    report.print(json)
+}
+
+/// The figure: bits per key against the measured rate (log axis), one
+/// labelled dot per variant, with the classic optimum −ln p/(ln 2)² and the
+/// lower bound log₂(1/p) of any filter for reference.
+fn chart(rows: &[CompareRow], target: f64) -> Chart {
+    let x = plot::log_range(
+        rows.iter()
+            .map(|r| r.measured_fp)
+            .chain([target * 0.5, target * 2.0]),
+        target,
+    );
+    let x = x.start..x.end.min(1.0);
+    // A variant without a measured false positive sits on the left edge.
+    let floor = x.start;
+    let y_max = rows
+        .iter()
+        .map(|r| r.bits_per_key)
+        .chain([sizing::optimal_bits_per_key(x.start)])
+        .fold(0.0f64, f64::max)
+        * 1.12;
+    let curve = |f: fn(f64) -> f64| plot::logspace(x.clone(), 200).map(|p| (p, f(p))).collect();
+    let series = vec![
+        Series {
+            label: Some("classic optimum 1.44 log2(1/p)".to_owned()),
+            colour: plot::INK,
+            style: Style::Line,
+            points: curve(sizing::optimal_bits_per_key),
+        },
+        Series {
+            label: Some("lower bound log2(1/p)".to_owned()),
+            colour: plot::colour(7),
+            style: Style::Dashed,
+            points: curve(|p| -p.log2()),
+        },
+    ];
+    let labels = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Label {
+            at: (r.measured_fp.max(floor), r.bits_per_key),
+            text: if r.measured_fp > 0.0 {
+                r.variant.clone()
+            } else {
+                format!("{} (no FP measured)", r.variant)
+            },
+            colour: plot::colour(i),
+        })
+        .collect();
+    Chart {
+        title: format!("Memory against measured false-positive rate, target p = {target}"),
+        x: Axis {
+            label: "measured false-positive rate (log scale)".to_owned(),
+            range: x,
+            scale: Scale::Log,
+        },
+        y: Axis {
+            label: "bits per key".to_owned(),
+            range: 0.0..y_max,
+            scale: Scale::Linear,
+        },
+        series,
+        labels,
+    }
+}

@@ -1,0 +1,137 @@
+//! `approxset design`: what a filter of each variant takes for N items at a
+//! target false-positive rate, computed without building it.
+
+use approxset::{Variant, sizing};
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use serde::Serialize;
+
+use crate::output::{self, Column, Report, TableRow};
+use crate::{CliError, check_count, check_fp};
+
+/// Examples shown by `approxset design --help`.
+pub(crate) const EXAMPLES: &str = "\
+Examples:
+  approxset design --items 100000000 --fp 0.01
+  approxset design --items 1000000 --fp 0.001 --variant classic,partitioned
+  approxset design --items 1000000 --fp 0.01 --json";
+
+/// The options of `approxset design`.
+#[derive(Debug, Args)]
+pub(crate) struct DesignArgs {
+    /// Number of items the filter is sized for.
+    #[arg(long, value_name = "N")]
+    items: usize,
+
+    /// Target false-positive rate, strictly between 0 and 1.
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    fp: f64,
+
+    /// Only these variants (comma-separated); all by default.
+    #[arg(long, value_name = "VARIANT", value_delimiter = ',', value_parser = variant_parser())]
+    variant: Vec<Variant>,
+}
+
+/// One variant's design: a row of the table and of the JSON array.
+#[derive(Debug, Serialize)]
+pub(crate) struct DesignRow {
+    /// The variant's name.
+    variant: String,
+    /// Bits of filter data.
+    bits: u64,
+    /// Bytes of filter data as allocated.
+    bytes: u64,
+    /// Bits per item.
+    bits_per_key: f64,
+    /// Hash functions k, or fingerprint bits for a cuckoo filter.
+    hashes: u32,
+    /// The false-positive rate expected after N insertions.
+    expected_fp: f64,
+}
+
+impl TableRow for DesignRow {
+    const COLUMNS: &'static [Column] = &[
+        Column::text("variant"),
+        Column::number("bits"),
+        Column::number("bytes"),
+        Column::number("memory"),
+        Column::number("bits/key"),
+        Column::number("hashes"),
+        Column::number("expected FP"),
+    ];
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.variant.clone(),
+            output::count(self.bits),
+            output::count(self.bytes),
+            output::bytes(self.bytes),
+            format!("{:.2}", self.bits_per_key),
+            self.hashes.to_string(),
+            output::rate(self.expected_fp),
+        ]
+    }
+}
+
+/// The parser of `--variant`: the names of [`Variant::ALL`], which `--help`
+/// and the error for an unknown name list.
+pub(crate) fn variant_parser() -> impl TypedValueParser<Value = Variant> {
+    PossibleValuesParser::new(Variant::ALL.iter().map(|v| PossibleValue::new(v.name())))
+        .try_map(|name| name.parse::<Variant>())
+}
+
+/// The variants chosen with `--variant`, or every one.
+pub(crate) fn selected(chosen: &[Variant]) -> Vec<Variant> {
+    if chosen.is_empty() {
+        Variant::ALL.to_vec()
+    } else {
+        let mut v = Vec::with_capacity(chosen.len());
+        for &c in chosen {
+            if !v.contains(&c) {
+                v.push(c);
+            }
+        }
+        v
+    }
+}
+
+/// Runs `approxset design`.
+pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
+    let items = check_count("items", args.items)?;
+    let fp = check_fp("fp", args.fp)?;
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for variant in selected(&args.variant) {
+        match variant.design(items, fp) {
+            Ok(d) => rows.push(DesignRow {
+                variant: variant.to_string(),
+                bits: d.bits(),
+                bytes: d.bytes(),
+                bits_per_key: d.bits_per_key(),
+                hashes: d.hashes(),
+                expected_fp: d.expected_fp(),
+            }),
+            Err(e) => failed.push((variant, e)),
+        }
+    }
+    let skipped = output::skip_failed(rows.is_empty(), failed)?;
+    let mut report = Report::new(rows);
+    report.header.push(format!(
+        "Filters for n = {} items at a target false-positive rate of {fp}",
+        output::count(items as u64)
+    ));
+    let ideal = sizing::optimal_bits_per_key(fp);
+    report.notes.extend([
+        "hashes: hash functions k (fingerprint bits for a cuckoo filter); \
+         bytes: as allocated, in whole 64-bit words"
+            .to_owned(),
+        format!(
+            "reference: the classic optimum -ln p / (ln 2)^2 = {ideal:.2} bits/key with \
+             k* = {:.2}; the lower bound of any filter log2(1/p) = {:.2} bits/key",
+            sizing::optimal_hashes(ideal),
+            -fp.log2()
+        ),
+    ]);
+    report.notes.extend(skipped);
+    report.print(json)
+}

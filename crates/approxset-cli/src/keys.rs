@@ -1,0 +1,197 @@
+//! The keys the experiments and comparisons insert and query: byte strings
+//! (`member-0`, …, or the lines of a file) stored back to back, and random
+//! 64-bit numbers from a seeded splitmix64 generator.
+
+use std::collections::HashSet;
+
+use crate::CliError;
+
+/// Byte-string keys stored back to back in one buffer.
+#[derive(Debug, Default)]
+pub(crate) struct KeyList {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyList {
+    /// The keys `{prefix}0`, `{prefix}1`, …, `{prefix}{count − 1}`, as the
+    /// seed's experiments name them (`member-{i}`, `nonmember-{i}`).
+    ///
+    /// # Errors
+    /// A failure when the memory for them cannot be had.
+    pub(crate) fn numbered(prefix: &str, count: usize) -> Result<Self, CliError> {
+        let digits = count.max(1).ilog10() as usize + 1;
+        let mut list = KeyList::default();
+        list.reserve(count, count.saturating_mul(prefix.len() + digits))?;
+        let mut number = itoa_buffer();
+        for i in 0..count {
+            list.bytes.extend_from_slice(prefix.as_bytes());
+            list.bytes.extend_from_slice(format_number(&mut number, i));
+            list.ends.push(list.bytes.len());
+        }
+        Ok(list)
+    }
+
+    /// Reserves room for `keys` more keys of `bytes` bytes in all.
+    fn reserve(&mut self, keys: usize, bytes: usize) -> Result<(), CliError> {
+        let fail = |_| CliError::failure(format!("cannot allocate memory for {keys} keys"));
+        self.ends.try_reserve_exact(keys).map_err(fail)?;
+        self.bytes.try_reserve_exact(bytes).map_err(fail)
+    }
+
+    /// Appends a key.
+    fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The number of keys.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The key at `index` (`index < len()`).
+    #[inline]
+    pub(crate) fn get(&self, index: usize) -> &[u8] {
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        &self.bytes[start..self.ends[index]]
+    }
+
+    /// The keys in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+/// A stack buffer for [`format_number`].
+fn itoa_buffer() -> [u8; 20] {
+    [0; 20]
+}
+
+/// The decimal digits of `n`, written into `buffer` without allocating.
+fn format_number(buffer: &mut [u8; 20], mut n: usize) -> &[u8] {
+    let mut start = buffer.len();
+    loop {
+        start -= 1;
+        buffer[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buffer[start..]
+}
+
+/// Splits the lines of a key file in two: the first half to insert, and the
+/// second half, less any line also in the first half, to query as
+/// non-members. Lines end in `\n` (a trailing `\r` is dropped); empty lines
+/// are skipped. Keys are bytes: the file need not be UTF-8.
+///
+/// # Errors
+/// A usage error when there are fewer than two keys or no non-member is left.
+pub(crate) fn split_lines(data: &[u8], file: &str) -> Result<(KeyList, KeyList), CliError> {
+    let lines: Vec<&[u8]> = data
+        .split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(|line| !line.is_empty())
+        .collect();
+    if lines.len() < 2 {
+        return Err(CliError::usage(format!(
+            "invalid --keys: '{file}' has {} non-empty lines, need at least 2 \
+             (the first half is inserted, the second half queried)",
+            lines.len()
+        )));
+    }
+    let (first, second) = lines.split_at(lines.len() / 2);
+    let members_set: HashSet<&[u8]> = first.iter().copied().collect();
+    let mut members = KeyList::default();
+    members.reserve(first.len(), first.iter().map(|l| l.len()).sum())?;
+    for line in first {
+        members.push(line);
+    }
+    let mut others = KeyList::default();
+    for line in second.iter().filter(|l| !members_set.contains(*l)) {
+        others.push(line);
+    }
+    if others.len() == 0 {
+        return Err(CliError::usage(format!(
+            "invalid --keys: every line of the second half of '{file}' is also in the \
+             first half, so there is no non-member to query"
+        )));
+    }
+    Ok((members, others))
+}
+
+/// The splitmix64 generator (Steele, Lea and Flood): enough for test keys.
+/// Its outputs over one period (2⁶⁴ calls) are all distinct, since it mixes
+/// a counter with a bijection: keys drawn later never repeat earlier ones.
+#[derive(Clone, Debug)]
+pub(crate) struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator seeded with `seed`.
+    pub(crate) fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    /// The next number.
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// The next `count` numbers.
+    ///
+    /// # Errors
+    /// A failure when the memory for them cannot be had.
+    pub(crate) fn take(&mut self, count: usize) -> Result<Vec<u64>, CliError> {
+        let mut keys = Vec::new();
+        keys.try_reserve_exact(count)
+            .map_err(|_| CliError::failure(format!("cannot allocate memory for {count} keys")))?;
+        keys.extend((0..count).map(|_| self.next_u64()));
+        Ok(keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_keys() {
+        let keys = KeyList::numbered("member-", 12).unwrap();
+        assert_eq!(keys.len(), 12);
+        assert_eq!(keys.get(0), b"member-0");
+        assert_eq!(keys.get(11), b"member-11");
+        let all: Vec<&[u8]> = keys.iter().collect();
+        assert_eq!(all[10], b"member-10");
+        assert_eq!(KeyList::numbered("x", 0).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn lines_split_in_halves_without_overlap() {
+        let (members, others) = split_lines(b"a\r\nb\n\nc\na\nd\nb\n", "f").unwrap();
+        let m: Vec<&[u8]> = members.iter().collect();
+        let o: Vec<&[u8]> = others.iter().collect();
+        assert_eq!(m, [b"a", b"b", b"c"]);
+        assert_eq!(o, [b"d"]);
+        assert!(split_lines(b"only\n", "f").is_err());
+        assert!(split_lines(b"a\na\n", "f").is_err());
+    }
+
+    #[test]
+    fn splitmix_is_the_reference() {
+        // The first outputs for seed 1234567 of the reference implementation.
+        let mut g = SplitMix64::new(1234567);
+        assert_eq!(g.next_u64(), 6457827717110365317);
+        assert_eq!(g.next_u64(), 3203168211198807973);
+        let a = SplitMix64::new(9).take(1000).unwrap();
+        let unique: HashSet<u64> = a.iter().copied().collect();
+        assert_eq!(unique.len(), 1000);
+    }
+}

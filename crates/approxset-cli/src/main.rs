@@ -1,0 +1,253 @@
+//! `approxset`, the command-line tool of the approxset filters: what a filter
+//! of each variant takes (`design`), the seed article's experiments on the
+//! classic Bloom filter (`experiment theory`, `experiment optimal-k`) and a
+//! measured comparison of every variant (`compare`).
+//!
+//! Every subcommand prints an aligned table, or with `--json` one JSON
+//! document on standard output and nothing else. Errors are one line on
+//! standard error: exit code 2 for bad usage (unknown flags, values out of
+//! range), 1 for everything else (I/O errors, memory).
+
+mod compare;
+mod design;
+mod experiment;
+mod keys;
+mod output;
+mod plot;
+
+use std::fmt;
+use std::io;
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::{Parser, Subcommand};
+
+/// The filter seed used where none is given, for reproducible runs.
+pub(crate) const DEFAULT_SEED: u64 = 1;
+
+/// Examples shown by `approxset --help`.
+const EXAMPLES: &str = "\
+Examples:
+  approxset design --items 100000000 --fp 0.01
+  approxset experiment theory --plot theory.svg
+  approxset experiment optimal-k --bits-per-key 10
+  approxset compare --items 1000000 --fp 0.01 --json";
+
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "approxset",
+    version,
+    about = "Approximate-membership filters: design, experiments and comparisons",
+    after_help = EXAMPLES
+)]
+pub(crate) struct Cli {
+    /// Print one JSON document on standard output instead of a table.
+    #[arg(long, global = true)]
+    json: bool,
+
+    /// The subcommand.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// What a filter of each variant takes for N items at a target false-positive rate.
+    #[command(after_help = design::EXAMPLES)]
+    Design(design::DesignArgs),
+
+    /// The seed article's experiments on the classic Bloom filter.
+    #[command(subcommand, after_help = experiment::EXAMPLES)]
+    Experiment(experiment::ExperimentCommand),
+
+    /// Build every variant for the same N and p, fill it and measure it.
+    #[command(after_help = compare::EXAMPLES)]
+    Compare(compare::CompareArgs),
+}
+
+/// What went wrong, and so the exit code.
+#[derive(Debug)]
+pub(crate) enum CliError {
+    /// Bad usage: a value out of range, conflicting options. Exit code 2.
+    Usage(String),
+    /// Anything else: I/O, memory. Exit code 1.
+    Failure(String),
+    /// Standard output was closed early (`approxset … | head`): stop quietly.
+    BrokenPipe,
+}
+
+impl CliError {
+    /// A usage error (exit code 2).
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        CliError::Usage(message.into())
+    }
+
+    /// A failure (exit code 1).
+    pub(crate) fn failure(message: impl Into<String>) -> Self {
+        CliError::Failure(message.into())
+    }
+
+    /// An I/O error with what was being done, e.g. "cannot read 'keys.txt'".
+    pub(crate) fn io(context: impl fmt::Display, error: &io::Error) -> Self {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Failure(format!("{context}: {error}"))
+        }
+    }
+
+    /// The process exit code.
+    fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) => 2,
+            CliError::Failure(_) => 1,
+            CliError::BrokenPipe => 0,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Usage(m) | CliError::Failure(m) => f.write_str(m),
+            CliError::BrokenPipe => f.write_str("broken pipe"),
+        }
+    }
+}
+
+impl From<approxset::Error> for CliError {
+    /// A parameter the library refuses is a usage error; running out of
+    /// memory or room is a failure.
+    fn from(error: approxset::Error) -> Self {
+        match error {
+            approxset::Error::InvalidParameter { .. } => CliError::Usage(error.to_string()),
+            _ => CliError::Failure(error.to_string()),
+        }
+    }
+}
+
+impl From<io::Error> for CliError {
+    /// An error writing standard output.
+    fn from(error: io::Error) -> Self {
+        CliError::io("cannot write the output", &error)
+    }
+}
+
+/// Checks a false-positive rate given as `--{flag}`: strictly between 0 and 1.
+pub(crate) fn check_fp(flag: &str, fp: f64) -> Result<f64, CliError> {
+    if fp.is_finite() && fp > 0.0 && fp < 1.0 {
+        Ok(fp)
+    } else {
+        Err(CliError::usage(format!(
+            "invalid --{flag}: must be strictly between 0 and 1, got {fp}"
+        )))
+    }
+}
+
+/// Checks a count given as `--{flag}`: at least 1.
+pub(crate) fn check_count(flag: &str, count: usize) -> Result<usize, CliError> {
+    if count >= 1 {
+        Ok(count)
+    } else {
+        Err(CliError::usage(format!(
+            "invalid --{flag}: must be at least 1, got {count}"
+        )))
+    }
+}
+
+/// Clap's error (usually several lines: message, usage, tip) as one line.
+fn one_line(rendered: &str) -> String {
+    let mut paragraphs = rendered
+        .split("\n\n")
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty());
+    let mut line = paragraphs.next().unwrap_or_default();
+    if !line.starts_with("error:") {
+        line.insert_str(0, "error: ");
+    }
+    for tip in paragraphs.filter(|p| p.starts_with("tip:")) {
+        line.push_str(&format!(" ({tip})"));
+    }
+    line
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Design(args) => design::run(&args, cli.json),
+        Command::Experiment(command) => experiment::run(&command, cli.json),
+        Command::Compare(args) => compare::run(&args, cli.json),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            // --help and --version: print them and succeed.
+            let _ = error.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(error) if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // No subcommand: the help, on standard error.
+            let _ = error.print();
+            return ExitCode::from(2);
+        }
+        Err(error) => {
+            eprintln!("{}", one_line(&error.render().to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            if !matches!(error, CliError::BrokenPipe) {
+                eprintln!("error: {error}");
+            }
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn clap_errors_become_one_line() {
+        let rendered = "error: the following required arguments were not provided:\n  \
+                        --items <N>\n\nUsage: approxset design --items <N>\n\n\
+                        For more information, try '--help'.\n";
+        assert_eq!(
+            one_line(rendered),
+            "error: the following required arguments were not provided: --items <N>"
+        );
+        let rendered = "error: unrecognized subcommand 'desing'\n\n  \
+                        tip: a similar subcommand exists: 'design'\n\nUsage: approxset\n";
+        assert_eq!(
+            one_line(rendered),
+            "error: unrecognized subcommand 'desing' (tip: a similar subcommand exists: 'design')"
+        );
+    }
+
+    #[test]
+    fn range_checks_name_the_flag() {
+        let e = check_fp("fp", 1.5).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid --fp: must be strictly between 0 and 1, got 1.5"
+        );
+        assert_eq!(e.exit_code(), 2);
+        assert!(check_fp("fp", f64::NAN).is_err());
+        assert!(check_fp("fp", 0.0).is_err());
+        assert_eq!(check_fp("fp", 0.01).unwrap(), 0.01);
+        assert_eq!(check_count("items", 0).unwrap_err().exit_code(), 2);
+    }
+}

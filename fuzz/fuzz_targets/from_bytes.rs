@@ -1,0 +1,25 @@
+//! Arbitrary bytes through every loader: an error or a filter that works,
+//! never a panic, an abort or an allocation larger than the input.
+#![no_main]
+
+use approxset::ApproxSet;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(mut filter) = approxset::load(data) {
+        // A loaded filter must be usable without panicking.
+        let _ = filter.contains_bytes(b"probe");
+        let _ = filter.estimated_fp_rate();
+        if filter.insert_bytes(b"probe").is_ok() {
+            assert!(filter.contains_bytes(b"probe"));
+        }
+        let again = filter.to_bytes().expect("every approxset filter serializes");
+        assert!(approxset::load(&again).is_ok());
+    }
+    if let Ok(mut filter) = approxset::load_deletable(data) {
+        if filter.insert_bytes(b"probe").is_ok() {
+            assert!(filter.remove_bytes(b"probe"));
+        }
+    }
+    let _ = approxset::read_from(std::io::Cursor::new(data));
+});
