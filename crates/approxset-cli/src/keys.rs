@@ -1,8 +1,10 @@
-//! The keys the experiments and comparisons insert and query: byte strings
-//! (`member-0`, …, or the lines of a file) stored back to back, and random
-//! 64-bit numbers from a seeded splitmix64 generator.
+//! The keys the commands insert and query: byte strings (`member-0`, …, or
+//! the lines of a file, or command-line arguments) stored back to back, and
+//! random 64-bit numbers from a seeded splitmix64 generator.
 
 use std::collections::HashSet;
+use std::ffi::OsString;
+use std::io::{self, BufRead};
 
 use crate::CliError;
 
@@ -82,6 +84,54 @@ fn format_number(buffer: &mut [u8; 20], mut n: usize) -> &[u8] {
     &buffer[start..]
 }
 
+/// The keys of a key file: its lines, without the `\n` or `\r\n` that ends
+/// them, as raw bytes (the file need not be UTF-8); empty lines are skipped.
+pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> + '_ {
+    data.split(|&b| b == b'\n')
+        .map(strip_line_end)
+        .filter(|line| !line.is_empty())
+}
+
+/// A line without its `\n` or `\r\n`.
+fn strip_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Calls `each` with every key: the `args` given on the command line (as
+/// their bytes; an empty argument is the empty key), or, when there is none,
+/// the lines of standard input as [`lines`] reads a file, one at a time as
+/// they arrive.
+///
+/// # Errors
+/// A failure reading standard input, or the first error of `each`.
+pub(crate) fn for_each_key(
+    args: &[OsString],
+    mut each: impl FnMut(&[u8]) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if !args.is_empty() {
+        for arg in args {
+            each(arg.as_encoded_bytes())?;
+        }
+        return Ok(());
+    }
+    let mut input = io::stdin().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| CliError::io("cannot read standard input", &e))?;
+        if read == 0 {
+            return Ok(());
+        }
+        let key = strip_line_end(&line);
+        if !key.is_empty() {
+            each(key)?;
+        }
+    }
+}
+
 /// Splits the lines of a key file in two: the first half to insert, and the
 /// second half, less any line also in the first half, to query as
 /// non-members. Lines end in `\n` (a trailing `\r` is dropped); empty lines
@@ -90,11 +140,7 @@ fn format_number(buffer: &mut [u8; 20], mut n: usize) -> &[u8] {
 /// # Errors
 /// A usage error when there are fewer than two keys or no non-member is left.
 pub(crate) fn split_lines(data: &[u8], file: &str) -> Result<(KeyList, KeyList), CliError> {
-    let lines: Vec<&[u8]> = data
-        .split(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-        .filter(|line| !line.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = lines(data).collect();
     if lines.len() < 2 {
         return Err(CliError::usage(format!(
             "invalid --keys: '{file}' has {} non-empty lines, need at least 2 \
@@ -182,6 +228,26 @@ mod tests {
         assert_eq!(o, [b"d"]);
         assert!(split_lines(b"only\n", "f").is_err());
         assert!(split_lines(b"a\na\n", "f").is_err());
+    }
+
+    #[test]
+    fn lines_are_raw_bytes_without_line_ends() {
+        let all: Vec<&[u8]> = lines(b"a\r\n\n\xffb\nc\r\r\n\r\nlast").collect();
+        assert_eq!(all, [&b"a"[..], b"\xffb", b"c\r", b"last"]);
+        assert_eq!(lines(b"").count(), 0);
+        assert_eq!(lines(b"\n\n").count(), 0);
+    }
+
+    #[test]
+    fn keys_from_arguments_keep_empty_ones() {
+        let args = [OsString::from("x"), OsString::from("")];
+        let mut seen = Vec::new();
+        for_each_key(&args, |k| {
+            seen.push(k.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [b"x".to_vec(), Vec::new()]);
     }
 
     #[test]

@@ -1,19 +1,27 @@
 //! `approxset`, the command-line tool of the approxset filters: what a filter
 //! of each variant takes (`design`), the seed article's experiments on the
-//! classic Bloom filter (`experiment theory`, `experiment optimal-k`) and a
-//! measured comparison of every variant (`compare`).
+//! classic Bloom filter (`experiment theory`, `experiment optimal-k`), a
+//! measured comparison of every variant (`compare`), and filter files:
+//! `build` one from a list of keys, `query` it, show its `info`, `remove`
+//! keys from it.
 //!
-//! Every subcommand prints an aligned table, or with `--json` one JSON
-//! document on standard output and nothing else. Errors are one line on
+//! Every subcommand prints an aligned table (or lines), or with `--json` one
+//! JSON document on standard output and nothing else. Errors are one line on
 //! standard error: exit code 2 for bad usage (unknown flags, values out of
-//! range), 1 for everything else (I/O errors, memory).
+//! range), 1 for everything else (I/O errors, memory, a damaged filter file,
+//! removing from a filter that cannot delete). Files are written whole or
+//! not at all: a failed run leaves no partial filter or plot behind.
 
+mod build;
 mod compare;
 mod design;
 mod experiment;
+mod files;
+mod info;
 mod keys;
 mod output;
 mod plot;
+mod query;
 
 use std::fmt;
 use std::io;
@@ -31,7 +39,10 @@ Examples:
   approxset design --items 100000000 --fp 0.01
   approxset experiment theory --plot theory.svg
   approxset experiment optimal-k --bits-per-key 10
-  approxset compare --items 1000000 --fp 0.01 --json";
+  approxset compare --items 1000000 --fp 0.01 --json
+  approxset build --variant classic --input /usr/share/dict/words --output words.bin
+  approxset query --filter words.bin apple zzyzx
+  approxset info --filter words.bin --json";
 
 /// The command line.
 #[derive(Debug, Parser)]
@@ -65,6 +76,22 @@ enum Command {
     /// Build every variant for the same N and p, fill it and measure it.
     #[command(after_help = compare::EXAMPLES)]
     Compare(compare::CompareArgs),
+
+    /// Build a filter from a file of keys, one per line, and save it.
+    #[command(after_help = build::EXAMPLES)]
+    Build(build::BuildArgs),
+
+    /// Look keys up in a saved filter: present (maybe) or absent (certainly).
+    #[command(after_help = query::QUERY_EXAMPLES)]
+    Query(query::QueryArgs),
+
+    /// What a saved filter is: variant, parameters, items, size, estimated FP.
+    #[command(after_help = info::EXAMPLES)]
+    Info(info::InfoArgs),
+
+    /// Remove keys from a saved filter of a variant that can delete, and save it.
+    #[command(after_help = query::REMOVE_EXAMPLES)]
+    Remove(query::RemoveArgs),
 }
 
 /// What went wrong, and so the exit code.
@@ -72,7 +99,8 @@ enum Command {
 pub(crate) enum CliError {
     /// Bad usage: a value out of range, conflicting options. Exit code 2.
     Usage(String),
-    /// Anything else: I/O, memory. Exit code 1.
+    /// Anything else: I/O, memory, a damaged filter file, an operation the
+    /// filter's variant cannot do. Exit code 1.
     Failure(String),
     /// Standard output was closed early (`approxset … | head`): stop quietly.
     BrokenPipe,
@@ -178,6 +206,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Design(args) => design::run(&args, cli.json),
         Command::Experiment(command) => experiment::run(&command, cli.json),
         Command::Compare(args) => compare::run(&args, cli.json),
+        Command::Build(args) => build::run(&args, cli.json),
+        Command::Query(args) => query::query(&args, cli.json),
+        Command::Info(args) => info::run(&args, cli.json),
+        Command::Remove(args) => query::remove(&args, cli.json),
     }
 }
 

@@ -100,6 +100,42 @@ impl<R: TableRow> Report<R> {
     }
 }
 
+/// A single result (what a filter file holds, what was built): serialised
+/// as one JSON object for `--json`, printed as aligned `name  value` lines
+/// otherwise.
+pub(crate) trait Record: Serialize {
+    /// The lines of the human output: a label and a value each.
+    fn fields(&self) -> Vec<(&'static str, String)>;
+
+    /// Prints the record on standard output.
+    fn print(&self, json: bool) -> Result<(), CliError> {
+        let mut out = io::stdout().lock();
+        if json {
+            serde_json::to_writer_pretty(&mut out, self)
+                .map_err(|e| CliError::from(io::Error::from(e)))?;
+            writeln!(out)?;
+        } else {
+            write_fields(&mut out, &self.fields())?;
+        }
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// Writes `label  value` lines with the values aligned.
+fn write_fields(out: &mut impl Write, fields: &[(&str, String)]) -> io::Result<()> {
+    let width = fields
+        .iter()
+        .map(|(label, _)| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (label, value) in fields {
+        let pad = width - label.chars().count();
+        writeln!(out, "{label}{}  {value}", " ".repeat(pad))?;
+    }
+    Ok(())
+}
+
 /// Writes an aligned table: a header, a rule and the rows.
 fn write_table(out: &mut impl Write, columns: &[Column], rows: &[Vec<String>]) -> io::Result<()> {
     let mut widths: Vec<usize> = columns.iter().map(|c| c.name.chars().count()).collect();
@@ -232,6 +268,20 @@ mod tests {
         assert_eq!(rate(0.023580), "0.023580");
         assert_eq!(rate(0.0), "0.000000");
         assert_eq!(rate(1.234e-6), "1.234e-6");
+    }
+
+    #[test]
+    fn fields_align() {
+        let mut out = Vec::new();
+        write_fields(
+            &mut out,
+            &[("variant", "classic".to_owned()), ("k", "7".to_owned())],
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "variant  classic\nk        7\n"
+        );
     }
 
     #[test]

@@ -5,14 +5,13 @@
 //! A subcommand describes its figure as a [`Chart`] (axes, series, point
 //! labels) and [`write_svg`] draws it, on a linear or a log scale per axis.
 
-use std::fs::File;
 use std::ops::Range;
 use std::path::Path;
 
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
-use crate::CliError;
+use crate::{CliError, files};
 
 /// The size of a figure in pixels.
 const SIZE: (u32, u32) = (960, 640);
@@ -113,22 +112,30 @@ pub(crate) struct Chart {
     pub(crate) labels: Vec<Label>,
 }
 
-/// Checks before a long run that `path` can be written (creating it).
+/// Checks before a long run that `path` can be written, without creating
+/// it: a run that fails later leaves no file behind.
 ///
 /// # Errors
 /// A failure naming the file.
 pub(crate) fn check_writable(path: &Path) -> Result<(), CliError> {
-    File::create(path)
-        .map(drop)
-        .map_err(|e| CliError::io(format_args!("cannot write plot '{}'", path.display()), &e))
+    files::check_writable(path, "plot")
 }
 
-/// Draws `chart` into the SVG file `path`.
+/// Draws `chart` into the SVG file `path`, which appears only once the
+/// whole figure is drawn (see [`files::write_atomically`]).
 ///
 /// # Errors
-/// A failure when the file cannot be written.
+/// A failure when the figure cannot be drawn or the file written.
 pub(crate) fn write_svg(path: &Path, chart: &Chart) -> Result<(), CliError> {
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
+    let mut svg = String::new();
+    render(&mut svg, chart)
+        .map_err(|e| CliError::failure(format!("cannot draw plot '{}': {e}", path.display())))?;
+    files::write_atomically(path, svg.as_bytes(), "plot")
+}
+
+/// Draws `chart` as SVG text into `svg`.
+fn render(svg: &mut String, chart: &Chart) -> Result<(), String> {
+    let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
     // A log axis labels the powers of ten inside its range; widen it a hair
     // so that ends at a power of ten are labelled despite rounding.
     let widen = |r: &Range<f64>| r.start * 0.999..r.end * 1.001;
@@ -143,7 +150,7 @@ pub(crate) fn write_svg(path: &Path, chart: &Chart) -> Result<(), CliError> {
     };
     drawn
         .and_then(|()| root.present())
-        .map_err(|e| CliError::failure(format!("cannot write plot '{}': {e}", path.display())))
+        .map_err(|e| e.to_string())
 }
 
 /// The error of drawing on the SVG backend.

@@ -1,8 +1,9 @@
 //! End-to-end tests of the `approxset` binary: the JSON contract of every
-//! subcommand, the seed's figures, plots, and errors.
+//! subcommand, the seed's figures, plots, filter files, and errors.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -57,11 +58,65 @@ fn tolerance(p: f64, queries: f64) -> f64 {
     Z * (p * (1.0 - p) / queries).sqrt() + 1.0 / queries
 }
 
-/// A scratch path unique to this test process.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("approxset-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// Runs with `input` on standard input.
+fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_approxset"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Write from another thread so a child that answers while it reads
+    // cannot block on a full stdout pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("the binary runs");
+    writer.join().unwrap();
+    out
+}
+
+/// A scratch directory unique to one test of this process, removed when
+/// dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("approxset-cli-test-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// A path in the directory.
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// The path as a `&str` argument.
+    fn arg(&self, name: &str) -> String {
+        self.path(name).to_str().unwrap().to_owned()
+    }
+
+    /// The names in the directory, sorted.
+    fn entries(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 const DESIGN_FIELDS: [&str; 6] = [
@@ -307,7 +362,8 @@ fn compare_measures_every_variant() {
 
 #[test]
 fn compare_takes_keys_from_a_file() {
-    let path = scratch("words.txt");
+    let scratch = Scratch::new("compare-keys");
+    let path = scratch.path("words.txt");
     let mut text = String::new();
     for i in 0..3000 {
         text.push_str(&format!("word-{i}\n"));
@@ -326,7 +382,6 @@ fn compare_takes_keys_from_a_file() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("n = 3,000 lines of"), "{text}");
     assert!(text.contains("2,900 non-member queries"), "{text}");
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -373,8 +428,9 @@ fn plots_are_svg_with_labelled_axes() {
             ],
         ),
     ];
+    let scratch = Scratch::new("plots");
     for (file, args, texts) in cases {
-        let path = scratch(file);
+        let path = scratch.path(file);
         let mut all = args.to_vec();
         all.extend(["--plot", path.to_str().unwrap()]);
         // With --json the plot is written too and stdout stays JSON.
@@ -388,13 +444,37 @@ fn plots_are_svg_with_labelled_axes() {
         for text in texts {
             assert!(svg.contains(text), "{file} lacks {text:?}");
         }
-        let _ = std::fs::remove_file(&path);
     }
+    // Only the plots: no temporary file left behind.
+    assert_eq!(
+        scratch.entries(),
+        ["compare.svg", "optimal-k.svg", "theory.svg"]
+    );
+}
+
+#[test]
+fn failed_runs_leave_no_plot() {
+    let scratch = Scratch::new("plot-fails");
+    let plot = scratch.arg("compare.svg");
+    let missing = scratch.arg("no-such-keys.txt");
+    // The keys are missing: found after the plot's directory was checked.
+    let out = run(&["compare", "--keys", &missing, "--plot", &plot]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(scratch.entries().is_empty(), "{:?}", scratch.entries());
+    // A plot that cannot be written is refused before the run.
+    let nowhere = scratch.arg("no-such-dir/theory.svg");
+    let out = run(&["experiment", "theory", "--plot", &nowhere]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("error: cannot write plot"), "{stderr}");
+    assert!(stderr.contains("theory.svg"), "{stderr}");
+    assert!(scratch.entries().is_empty(), "{:?}", scratch.entries());
 }
 
 #[test]
 fn bad_input_is_one_line_on_stderr() {
-    let missing = scratch("no-such-file.txt");
+    let scratch = Scratch::new("bad-input");
+    let missing = scratch.path("no-such-file.txt");
     let cases: [(&[&str], i32, &str); 11] = [
         (&["design", "--items", "10", "--fp", "0"], 2, "--fp"),
         (&["design", "--items", "10", "--fp", "1.5"], 2, "--fp"),
@@ -444,11 +524,525 @@ fn help_shows_examples() {
         &["experiment", "theory", "--help"],
         &["experiment", "optimal-k", "--help"],
         &["compare", "--help"],
+        &["build", "--help"],
+        &["query", "--help"],
+        &["info", "--help"],
+        &["remove", "--help"],
     ] {
         let out = run(args);
         assert!(out.status.success(), "{args:?}");
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains("Examples:"), "{args:?}: {text}");
         assert!(text.contains("--json"), "{args:?}: {text}");
+    }
+}
+
+/// The committed word list: a few hundred common English words.
+const WORDS_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/words.txt");
+
+/// The words of [`WORDS_FILE`].
+fn words() -> Vec<String> {
+    std::fs::read_to_string(WORDS_FILE)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Keys that are not words: `zq0x`, `zq1x`, …
+fn non_words(count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("zq{i}x")).collect()
+}
+
+/// Builds a filter of `variant` from the word list into `output`, with a
+/// fixed seed, and returns `build --json`'s record.
+fn build_words(variant: &str, output: &str) -> Value {
+    json(&[
+        "build",
+        "--variant",
+        variant,
+        "--seed",
+        "5",
+        "--input",
+        WORDS_FILE,
+        "--output",
+        output,
+    ])
+}
+
+/// `query --json` of `keys` given as arguments: each key's `present`.
+fn query(filter: &str, keys: &[String]) -> Vec<bool> {
+    let mut args = vec!["query", "--filter", filter];
+    args.extend(keys.iter().map(String::as_str));
+    let doc = json(&args);
+    let rows = rows(&doc, &["key", "present"]);
+    assert_eq!(rows.len(), keys.len());
+    rows.iter()
+        .zip(keys)
+        .map(|(row, key)| {
+            assert_eq!(row["key"].as_str(), Some(key.as_str()));
+            row["present"].as_bool().expect("present is a boolean")
+        })
+        .collect()
+}
+
+/// Checks that a run failed with `code` and one `error:` line on standard
+/// error containing each of `texts`, and printed nothing on standard output.
+fn assert_fails(out: &Output, code: i32, texts: &[&str], what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{what}: {stderr}");
+    assert!(out.stdout.is_empty(), "{what}: stdout not empty");
+    assert_eq!(stderr.lines().count(), 1, "{what}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    for text in texts {
+        assert!(stderr.contains(text), "{what}: {stderr} lacks {text:?}");
+    }
+}
+
+#[test]
+fn build_query_info_round_trip_for_every_variant() {
+    let scratch = Scratch::new("round-trip");
+    let words = words();
+    assert!(words.len() >= 300, "{}", words.len());
+    let others = non_words(2000);
+    for variant in variants() {
+        let file = scratch.arg(&format!("{variant}.bin"));
+        let built = build_words(&variant, &file);
+        for field in [
+            "variant",
+            "items",
+            "capacity",
+            "target_fp",
+            "estimated_fp",
+            "bytes",
+            "output",
+        ] {
+            assert!(
+                built.get(field).is_some(),
+                "{variant}: no {field} in {built}"
+            );
+        }
+        let size = std::fs::metadata(&file).unwrap().len();
+        assert_eq!(built["variant"], variant.as_str());
+        assert_eq!(built["items"].as_u64(), Some(words.len() as u64));
+        assert_eq!(built["bytes"].as_u64(), Some(size), "{variant}");
+        assert_eq!(built["output"].as_str(), Some(file.as_str()));
+        assert_eq!(num(&built, "target_fp"), 0.01);
+
+        // No false negatives, and few false positives.
+        let present = query(&file, &words);
+        assert!(present.iter().all(|&p| p), "{variant}: a word is missing");
+        let out = run_with_stdin(&["query", "--filter", &file], others.join("\n").as_bytes());
+        assert!(out.status.success(), "{variant}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let answers: Vec<&str> = text.lines().collect();
+        assert_eq!(answers.len(), others.len(), "{variant}");
+        for (line, key) in answers.iter().zip(&others) {
+            assert!(
+                *line == format!("{key}\tpresent") || *line == format!("{key}\tabsent"),
+                "{variant}: {line:?}"
+            );
+        }
+        let false_positives = answers.iter().filter(|l| l.ends_with("\tpresent")).count();
+        assert!(
+            (false_positives as f64) < 0.05 * others.len() as f64,
+            "{variant}: {false_positives} false positives of {}",
+            others.len()
+        );
+
+        let info = json(&["info", "--filter", &file]);
+        for field in [
+            "file",
+            "variant",
+            "format_version",
+            "items",
+            "capacity",
+            "target_fp",
+            "estimated_fp",
+            "bytes",
+            "file_bytes",
+            "supports_delete",
+            "parameters",
+        ] {
+            assert!(info.get(field).is_some(), "{variant}: no {field} in {info}");
+        }
+        assert_eq!(info["variant"], variant.as_str());
+        assert_eq!(info["items"].as_u64(), Some(words.len() as u64));
+        assert_eq!(info["file_bytes"].as_u64(), Some(size));
+        assert_eq!(info["format_version"].as_u64(), Some(1));
+        assert_eq!(num(&info, "target_fp"), 0.01);
+        let estimated = num(&info, "estimated_fp");
+        assert!(estimated > 0.0 && estimated < 0.05, "{variant}: {info}");
+        assert!(info["bytes"].as_u64().unwrap() > 0);
+        let params = &info["parameters"];
+        match variant.as_str() {
+            "classic" | "partitioned" => {
+                assert!(params["bits"].as_u64().unwrap() >= 8 * words.len() as u64);
+                assert_eq!(params["hashes"].as_u64(), Some(7), "{info}");
+            }
+            "counting" => {
+                assert!(params["counters"].as_u64().unwrap() >= 8 * words.len() as u64);
+                assert_eq!(params["hashes"].as_u64(), Some(7), "{info}");
+                assert_eq!(info["supports_delete"], true);
+            }
+            "scalable" => assert_eq!(params["stages"].as_u64(), Some(1), "{info}"),
+            _ => assert!(params.is_object(), "{info}"),
+        }
+
+        // The human outputs.
+        let out = run(&["info", "--filter", &file]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("estimated FP") && text.contains(&variant),
+            "{text}"
+        );
+        let out = run(&["query", "--filter", &file, "apple"]);
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), "apple\tpresent\n");
+    }
+    // Nothing but the filters: no temporary files.
+    assert_eq!(scratch.entries().len(), variants().len());
+}
+
+#[test]
+fn build_and_query_read_standard_input() {
+    let scratch = Scratch::new("stdin");
+    let words = words();
+    let from_file = scratch.arg("file.bin");
+    let from_stdin = scratch.arg("stdin.bin");
+    build_words("classic", &from_file);
+    // CRLF line ends and blank lines make the same keys.
+    let mut input = String::new();
+    for word in &words {
+        input.push_str(word);
+        input.push_str("\r\n\n");
+    }
+    let args = [
+        "build",
+        "--variant",
+        "classic",
+        "--seed",
+        "5",
+        "--input",
+        "-",
+        "--output",
+    ];
+    let mut all = args.to_vec();
+    all.extend([from_stdin.as_str(), "--json"]);
+    let out = run_with_stdin(&all, input.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["items"].as_u64(), Some(words.len() as u64));
+    assert_eq!(
+        std::fs::read(&from_file).unwrap(),
+        std::fs::read(&from_stdin).unwrap(),
+        "the same keys and seed give the same file"
+    );
+
+    // Keys for query from standard input, in order, blank lines skipped.
+    let out = run_with_stdin(
+        &["query", "--filter", &from_stdin],
+        b"apple\r\n\nbread\nzq1x\n",
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], "apple\tpresent");
+    assert_eq!(lines[1], "bread\tpresent");
+    assert!(lines[2].starts_with("zq1x\t"), "{text}");
+    let out = run_with_stdin(&["query", "--filter", &from_stdin, "--json"], b"apple\n");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc, serde_json::json!([{"key": "apple", "present": true}]));
+    // No keys at all: an empty answer.
+    let out = run_with_stdin(&["query", "--filter", &from_stdin, "--json"], b"");
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc, serde_json::json!([]));
+}
+
+/// Whether each variant can delete, as `compare --json` reports it.
+fn deletable() -> Vec<(String, bool)> {
+    let doc = json(&["compare", "--items", "1000"]);
+    rows(&doc, &["variant", "supports_delete"])
+        .iter()
+        .map(|r| {
+            (
+                r["variant"].as_str().unwrap().to_owned(),
+                r["supports_delete"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn remove_where_the_variant_can_delete() {
+    let scratch = Scratch::new("remove");
+    let words = words();
+    let variants = deletable();
+    assert!(
+        variants.contains(&("counting".to_owned(), true)),
+        "{variants:?}"
+    );
+    assert!(
+        variants.contains(&("classic".to_owned(), false)),
+        "{variants:?}"
+    );
+    let gone: Vec<String> = words[..10].to_vec();
+    let kept: Vec<String> = words[10..].to_vec();
+    for (variant, supports_delete) in variants {
+        let file = scratch.arg(&format!("{variant}.bin"));
+        build_words(&variant, &file);
+        let before = std::fs::read(&file).unwrap();
+        if !supports_delete {
+            let out = run(&["remove", "--filter", &file, "apple"]);
+            let message = format!("the {variant} variant cannot delete items");
+            assert_fails(&out, 1, &[&message], &variant);
+            assert_eq!(
+                std::fs::read(&file).unwrap(),
+                before,
+                "{variant}: file changed"
+            );
+            continue;
+        }
+        // A key certainly absent is reported absent and changes nothing.
+        let absent = non_words(200)
+            .into_iter()
+            .find(|k| !query(&file, std::slice::from_ref(k))[0])
+            .expect("a non-word that is absent");
+        let doc = json(&["remove", "--filter", &file, &absent]);
+        assert_eq!(doc, serde_json::json!([{"key": absent, "removed": false}]));
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            before,
+            "{variant}: file changed"
+        );
+
+        let mut args = vec!["remove", "--filter", file.as_str()];
+        args.extend(gone.iter().map(String::as_str));
+        let doc = json(&args);
+        let rows = rows(&doc, &["key", "removed"]);
+        assert_eq!(rows.len(), gone.len());
+        for (row, key) in rows.iter().zip(&gone) {
+            assert_eq!(row["key"].as_str(), Some(key.as_str()));
+            assert_eq!(row["removed"], true, "{variant}: {row}");
+        }
+        let info = json(&["info", "--filter", &file]);
+        assert_eq!(info["items"].as_u64(), Some(kept.len() as u64), "{variant}");
+        // Every other word is still there; the removed ones are gone, bar
+        // the odd false positive.
+        assert!(query(&file, &kept).iter().all(|&p| p), "{variant}");
+        let still = query(&file, &gone).iter().filter(|&&p| p).count();
+        assert!(
+            still <= 2,
+            "{variant}: {still} of {} removed keys still present",
+            gone.len()
+        );
+
+        // The human output, and keys from standard input.
+        let out = run_with_stdin(&["remove", "--filter", &file], b"apple\r\n\n");
+        assert!(out.status.success(), "{variant}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text, "apple\tremoved\n", "{variant}");
+    }
+    // Only the filters: the rewrites left no temporary file.
+    assert!(
+        scratch
+            .entries()
+            .iter()
+            .all(|e| e.ends_with(".bin") && !e.starts_with('.')),
+        "{:?}",
+        scratch.entries()
+    );
+}
+
+#[test]
+fn damaged_filter_files_fail_cleanly() {
+    let scratch = Scratch::new("damaged");
+    let good = scratch.arg("good.bin");
+    build_words("counting", &good);
+    let bytes = std::fs::read(&good).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x04;
+    let cases: [(&str, Option<Vec<u8>>, &str); 6] = [
+        (
+            "truncated.bin",
+            Some(bytes[..bytes.len() / 2].to_vec()),
+            "truncated",
+        ),
+        ("flipped.bin", Some(flipped), "checksum mismatch"),
+        (
+            "text.bin",
+            Some(std::fs::read(WORDS_FILE).unwrap()),
+            "not an approxset filter",
+        ),
+        ("empty.bin", Some(Vec::new()), "truncated"),
+        ("missing.bin", None, "missing.bin"),
+        ("header-only.bin", Some(bytes[..32].to_vec()), "truncated"),
+    ];
+    for (name, content, problem) in cases {
+        let path = scratch.arg(name);
+        if let Some(content) = &content {
+            std::fs::write(&path, content).unwrap();
+        }
+        for command in [
+            &["query", "--filter", &path, "apple"][..],
+            &["query", "--filter", &path, "--json", "apple"],
+            &["info", "--filter", &path],
+            &["info", "--filter", &path, "--json"],
+            &["remove", "--filter", &path, "apple"],
+        ] {
+            let out = run(command);
+            assert_fails(&out, 1, &[name, problem], &format!("{command:?}"));
+        }
+        if let Some(content) = content {
+            assert_eq!(std::fs::read(&path).unwrap(), content, "{name} changed");
+        } else {
+            assert!(!Path::new(&path).exists(), "{name} was created");
+        }
+    }
+    // A directory is not a filter either.
+    let out = run(&["info", "--filter", scratch.0.to_str().unwrap()]);
+    assert_fails(&out, 1, &["cannot read"], "a directory");
+}
+
+#[test]
+fn build_errors_write_nothing() {
+    let scratch = Scratch::new("build-errors");
+    let output = scratch.arg("out.bin");
+    let missing = scratch.arg("no-such-keys.txt");
+    let cases: [(&[&str], i32, &str); 6] = [
+        (&["--variant", "nope", "--input", WORDS_FILE], 2, "nope"),
+        (
+            &["--variant", "classic", "--fp", "0", "--input", WORDS_FILE],
+            2,
+            "--fp",
+        ),
+        (
+            &["--variant", "classic", "--fp", "1", "--input", WORDS_FILE],
+            2,
+            "--fp",
+        ),
+        (
+            &[
+                "--variant",
+                "classic",
+                "--items",
+                "0",
+                "--input",
+                WORDS_FILE,
+            ],
+            2,
+            "--items",
+        ),
+        (&["--input", WORDS_FILE], 2, "--variant"),
+        (
+            &["--variant", "classic", "--input", &missing],
+            1,
+            "no-such-keys.txt",
+        ),
+    ];
+    for (args, code, text) in cases {
+        let mut all = vec!["build", "--output", &output];
+        all.extend(args);
+        assert_fails(&run(&all), code, &[text], &format!("{args:?}"));
+        assert!(
+            scratch.entries().is_empty(),
+            "{args:?}: {:?}",
+            scratch.entries()
+        );
+    }
+    // An output that cannot be written is refused before reading the keys.
+    let nowhere = scratch.arg("no-such-dir/out.bin");
+    let out = run(&[
+        "build",
+        "--variant",
+        "classic",
+        "--input",
+        &missing,
+        "--output",
+        &nowhere,
+    ]);
+    assert_fails(&out, 1, &["cannot write filter", "out.bin"], "no directory");
+    // A failed build leaves an existing filter alone.
+    build_words("classic", &output);
+    let before = std::fs::read(&output).unwrap();
+    let out = run(&[
+        "build",
+        "--variant",
+        "counting",
+        "--input",
+        &missing,
+        "--output",
+        &output,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(&output).unwrap(), before);
+    assert_eq!(scratch.entries(), ["out.bin"]);
+}
+
+#[test]
+fn a_full_filter_writes_nothing() {
+    // Only variants with bounded room (cuckoo) refuse insertions; the
+    // others take every key into a filter sized for one.
+    let scratch = Scratch::new("full");
+    let words = words();
+    for variant in variants() {
+        let output = scratch.arg(&format!("{variant}.bin"));
+        let out = run(&[
+            "build",
+            "--variant",
+            &variant,
+            "--items",
+            "1",
+            "--seed",
+            "5",
+            "--input",
+            WORDS_FILE,
+            "--output",
+            &output,
+        ]);
+        if out.status.success() {
+            // A scalable filter does not count a key it already seems to
+            // hold, so its items may fall a little short of the keys.
+            let info = json(&["info", "--filter", &output]);
+            let items = info["items"].as_u64().unwrap();
+            assert!(
+                items <= words.len() as u64 && items > 0,
+                "{variant}: {info}"
+            );
+            assert!(query(&output, &words).iter().all(|&p| p), "{variant}");
+        } else {
+            assert_fails(
+                &out,
+                1,
+                &["full", "keys went in", "nothing was written"],
+                &variant,
+            );
+            assert!(!Path::new(&output).exists(), "{variant}: a partial file");
+        }
+    }
+    for name in scratch.entries() {
+        assert!(!name.starts_with('.'), "a temporary file: {name}");
+    }
+}
+
+#[test]
+fn filter_commands_show_examples() {
+    for (command, example) in [
+        ("build", "approxset build --variant"),
+        ("query", "approxset query --filter"),
+        ("info", "approxset info --filter"),
+        ("remove", "approxset remove --filter"),
+    ] {
+        let out = run(&[command, "--help"]);
+        assert!(out.status.success(), "{command}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(example), "{command}: {text}");
     }
 }
