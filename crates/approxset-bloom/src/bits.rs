@@ -1,7 +1,7 @@
 //! Bit storage shared by the Bloom filters: a fixed-length bit array in
 //! 64-bit words that keeps its count of set bits.
 
-use approxset_core::sizing::check_memory;
+use approxset_core::sizing::zeroed_words;
 use approxset_core::{Error, Result};
 
 /// A fixed-length array of bits in `u64` words, with a running count of ones.
@@ -18,14 +18,7 @@ impl BitVec {
     /// `len` zero bits, or an error when they would pass `max_bytes`, the
     /// address space, or what the allocator can give.
     pub(crate) fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
-        let words = u128::from(len).div_ceil(64);
-        let bytes = check_memory(words * 8, max_bytes)?;
-        let words = bytes / 8;
-        let mut storage = Vec::new();
-        storage
-            .try_reserve_exact(words)
-            .map_err(|_| Error::AllocationFailed { bytes })?;
-        storage.resize(words, 0);
+        let storage = zeroed_words(u128::from(len).div_ceil(64), max_bytes)?;
         Ok(BitVec {
             words: storage,
             len,

@@ -1,7 +1,7 @@
 //! Counter storage of the counting Bloom filter: 4-bit counters packed
 //! sixteen to a `u64`, saturating (sticky) at 15.
 
-use approxset_core::sizing::check_memory;
+use approxset_core::sizing::zeroed_words;
 use approxset_core::{Error, Result};
 
 /// The value at which a counter sticks.
@@ -21,14 +21,7 @@ impl Counters {
     /// `len` zero counters, or an error when they would pass `max_bytes`,
     /// the address space, or what the allocator can give.
     pub(crate) fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
-        let words = u128::from(len).div_ceil(16);
-        let bytes = check_memory(words * 8, max_bytes)?;
-        let words = bytes / 8;
-        let mut storage = Vec::new();
-        storage
-            .try_reserve_exact(words)
-            .map_err(|_| Error::AllocationFailed { bytes })?;
-        storage.resize(words, 0);
+        let storage = zeroed_words(u128::from(len).div_ceil(16), max_bytes)?;
         Ok(Counters {
             words: storage,
             len,

@@ -153,6 +153,24 @@ pub fn check_memory(needed: u128, max_bytes: Option<usize>) -> Result<usize> {
     Ok(needed as usize)
 }
 
+/// `words` zeroed 64-bit words of filter storage, checked against
+/// `max_bytes` and the address space first and allocated fallibly, so that a
+/// size the machine cannot give is an error, not an abort.
+///
+/// # Errors
+/// [`Error::TooLarge`] as [`check_memory`]; [`Error::AllocationFailed`] when
+/// the allocator refuses.
+pub fn zeroed_words(words: u128, max_bytes: Option<usize>) -> Result<Vec<u64>> {
+    let bytes = check_memory(words.saturating_mul(8), max_bytes)?;
+    let words = bytes / 8;
+    let mut storage = Vec::new();
+    storage
+        .try_reserve_exact(words)
+        .map_err(|_| Error::AllocationFailed { bytes })?;
+    storage.resize(words, 0);
+    Ok(storage)
+}
+
 /// The bits and hash count of a Bloom filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BloomParams {
