@@ -40,6 +40,7 @@ pub use approxset_core::{
     ApproxSet, ApproxSetExt, Deletable, DeletableExt, Digest, Error, HashKey, Result, format, hash,
     sizing,
 };
+pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
 pub use load::{load, load_deletable, read_deletable_from, read_from};
 pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
 

@@ -7,6 +7,7 @@ use approxset_bloom::{
 };
 use approxset_core::format::{MAGIC, Reader, read_all, tag};
 use approxset_core::{ApproxSet, Deletable, Error, Result};
+use approxset_cuckoo::CuckooFilter;
 
 /// The variant tag of `bytes`, or the envelope error that explains why
 /// there is none.
@@ -43,6 +44,7 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
         tag::CLASSIC => Box::new(BloomFilter::from_bytes(bytes)?),
         tag::PARTITIONED => Box::new(PartitionedBloomFilter::from_bytes(bytes)?),
         tag::COUNTING => Box::new(CountingBloomFilter::from_bytes(bytes)?),
+        tag::CUCKOO => Box::new(CuckooFilter::from_bytes(bytes)?),
         tag::SCALABLE => Box::new(ScalableBloomFilter::from_bytes(bytes)?),
         // Let the envelope check say what is wrong (damage or unknown tag).
         _ => {
@@ -60,6 +62,7 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
 pub fn load_deletable(bytes: &[u8]) -> Result<Box<dyn Deletable + Send + Sync>> {
     match peek_tag(bytes)? {
         tag::COUNTING => Ok(Box::new(CountingBloomFilter::from_bytes(bytes)?)),
+        tag::CUCKOO => Ok(Box::new(CuckooFilter::from_bytes(bytes)?)),
         other => {
             // Report damage first, then the variant's inability to delete.
             let filter = load(bytes)?;

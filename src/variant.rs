@@ -32,6 +32,10 @@ pub enum Variant {
     /// The counting Bloom filter with 4-bit counters, [`CountingBloomFilter`];
     /// deletes.
     Counting,
+    /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter): fingerprints
+    /// in buckets of four; deletes; bounded room (an insert into a full
+    /// filter is `Err(Error::Full)`); rates down to 1.22·10⁻⁴.
+    Cuckoo,
     /// The scalable Bloom filter, [`ScalableBloomFilter`]: `expected_items`
     /// is its initial capacity, and it grows past it without exceeding
     /// `fp_rate`.
@@ -44,6 +48,7 @@ impl Variant {
         Variant::Classic,
         Variant::Partitioned,
         Variant::Counting,
+        Variant::Cuckoo,
         Variant::Scalable,
     ];
 
@@ -54,6 +59,7 @@ impl Variant {
             Variant::Classic => "classic",
             Variant::Partitioned => "partitioned",
             Variant::Counting => "counting",
+            Variant::Cuckoo => "cuckoo",
             Variant::Scalable => "scalable",
         }
     }
@@ -62,7 +68,7 @@ impl Variant {
     /// [`build_deletable`](Self::build_deletable) succeeds).
     pub const fn supports_delete(self) -> bool {
         match self {
-            Variant::Counting => true,
+            Variant::Counting | Variant::Cuckoo => true,
             Variant::Classic | Variant::Partitioned | Variant::Scalable => false,
         }
     }
@@ -139,6 +145,12 @@ impl Variant {
                 let p = classic_params(expected_items, fp_rate)?;
                 let expected = fp_rate_exact(p.bits(), n, p.hashes());
                 (4 * p.bits(), words(p.bits(), 16), p.hashes(), expected)
+            }
+            Variant::Cuckoo => {
+                let plan = approxset_cuckoo::CuckooFilter::plan(expected_items, fp_rate)?;
+                let bits = u64::try_from(plan.bits()).unwrap_or(u64::MAX);
+                let bytes = u64::try_from(plan.bytes()).unwrap_or(u64::MAX);
+                (bits, bytes, plan.fingerprint_bits(), plan.expected_fp())
             }
             Variant::Scalable => {
                 // The first stage, sized for all the items at p·(1 − r).
@@ -327,6 +339,21 @@ impl VariantBuilder {
         builder
     }
 
+    fn cuckoo(
+        &self,
+        expected_items: usize,
+        fp_rate: f64,
+    ) -> Result<approxset_cuckoo::CuckooFilter> {
+        let mut builder = approxset_cuckoo::CuckooFilter::with_fp_rate(fp_rate);
+        if let Some(key) = self.key {
+            builder = builder.hash_key(key);
+        }
+        if let Some(max) = self.max_bytes {
+            builder = builder.max_bytes(max);
+        }
+        builder.expected_items(expected_items)
+    }
+
     fn scalable(&self, expected_items: usize, fp_rate: f64) -> Result<ScalableBloomFilter> {
         let mut builder = ScalableBloomFilter::with_fp_rate(fp_rate);
         if let Some(key) = self.key {
@@ -355,6 +382,7 @@ impl VariantBuilder {
                 Box::new(self.bloom::<approxset_bloom::Partitioned>(expected_items, fp_rate)?)
             }
             Variant::Counting => Box::new(self.counting(expected_items, fp_rate)?),
+            Variant::Cuckoo => Box::new(self.cuckoo(expected_items, fp_rate)?),
             Variant::Scalable => Box::new(self.scalable(expected_items, fp_rate)?),
         })
     }
@@ -370,6 +398,7 @@ impl VariantBuilder {
     ) -> Result<Box<dyn Deletable + Send + Sync>> {
         match self.variant {
             Variant::Counting => Ok(Box::new(self.counting(expected_items, fp_rate)?)),
+            Variant::Cuckoo => Ok(Box::new(self.cuckoo(expected_items, fp_rate)?)),
             Variant::Classic | Variant::Partitioned | Variant::Scalable => {
                 Err(Error::DeleteUnsupported {
                     variant: self.variant.name(),

@@ -2,7 +2,9 @@
 //! and damaged input rejected with the loader's error.
 #![cfg(feature = "serde")]
 
-use approxset::{BloomFilter, CountingBloomFilter, PartitionedBloomFilter, ScalableBloomFilter};
+use approxset::{
+    BloomFilter, CountingBloomFilter, CuckooFilter, PartitionedBloomFilter, ScalableBloomFilter,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -72,6 +74,16 @@ fn every_filter_round_trips() {
         },
     );
     round_trip(&counting, |f, k| f.contains_bytes(k));
+    let cuckoo = filled(
+        CuckooFilter::with_fp_rate(0.01)
+            .seed(1)
+            .expected_items(300)
+            .unwrap(),
+        |f, k| {
+            f.insert_bytes(k).unwrap();
+        },
+    );
+    round_trip(&cuckoo, |f, k| f.contains_bytes(k));
     let scalable = filled(
         ScalableBloomFilter::with_fp_rate(0.01)
             .seed(1)

@@ -205,7 +205,10 @@ fn metadata_through_the_trait() {
         let est = f.estimated_fp_rate();
         assert!(est > 0.0 && est < 0.015, "{variant}: estimated {est}");
         let debug = format!("{f:?}");
-        assert!(debug.contains(variant.name()), "{variant}: {debug}");
+        assert!(
+            debug.to_lowercase().contains(variant.name()),
+            "{variant}: {debug}"
+        );
         f.clear();
         assert!(f.is_empty());
         assert!(!(0..1000u32).all(|i| f.contains(&i)));
@@ -257,7 +260,7 @@ fn invalid_parameters_are_errors() {
             other => panic!("{variant} with 0 items: {other:?}"),
         }
         // Far beyond any memory: a clean error, not an abort.
-        match variant.build(usize::MAX, 1e-9) {
+        match variant.build(usize::MAX, 0.01) {
             Err(Error::TooLarge { .. }) | Err(Error::AllocationFailed { .. }) => {}
             other => panic!("{variant} with usize::MAX items: {other:?}"),
         }

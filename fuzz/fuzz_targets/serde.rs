@@ -2,7 +2,9 @@
 //! type: an error or a filter that works, never a panic.
 #![no_main]
 
-use approxset::{BloomFilter, CountingBloomFilter, PartitionedBloomFilter, ScalableBloomFilter};
+use approxset::{
+    BloomFilter, CountingBloomFilter, CuckooFilter, PartitionedBloomFilter, ScalableBloomFilter,
+};
 use libfuzzer_sys::fuzz_target;
 
 fn check<T: serde::de::DeserializeOwned>(data: &[u8]) {
@@ -17,5 +19,6 @@ fuzz_target!(|data: &[u8]| {
     check::<BloomFilter>(data);
     check::<PartitionedBloomFilter>(data);
     check::<CountingBloomFilter>(data);
+    check::<CuckooFilter>(data);
     check::<ScalableBloomFilter>(data);
 });

@@ -270,7 +270,7 @@ impl CountingBloomFilter {
     /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
     ///
     /// # Errors
-    /// [`Error::Io`].
+    /// [`Error::Io`](crate::Error::Io).
     pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
         writer.write_all(&self.to_bytes())?;
         Ok(())
@@ -279,7 +279,7 @@ impl CountingBloomFilter {
     /// Reads one filter from `reader`.
     ///
     /// # Errors
-    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
+    /// [`Error::Io`](crate::Error::Io), and as [`from_bytes`](Self::from_bytes).
     pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
         Self::from_bytes(&approxset_core::format::read_all(reader)?)
     }

@@ -140,7 +140,10 @@ impl ScalableBuilder {
         if !(self.tightening > 0.0 && self.tightening < 1.0) {
             return Err(Error::invalid(
                 "tightening",
-                format!("must be strictly between 0 and 1, got {:?}", self.tightening),
+                format!(
+                    "must be strictly between 0 and 1, got {:?}",
+                    self.tightening
+                ),
             ));
         }
         Ok(())

@@ -1,1 +1,39 @@
-//! The cuckoo filter of approxset (in progress).
+//! The cuckoo filter of approxset: an approximate set with deletion, after
+//! Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter: Practically
+//! Better Than Bloom" (CoNEXT 2014).
+//!
+//! [`CuckooFilter`] stores an 8-, 12- or 16-bit fingerprint of each item in
+//! one of two buckets of four slots. Unlike a Bloom filter it can
+//! [`remove`](CuckooFilter::remove) items and it has bounded room: when it is
+//! full, [`insert`](CuckooFilter::insert) returns [`Error::Full`] and every
+//! item stored before is still found.
+//!
+//! ```
+//! use approxset_cuckoo::CuckooFilter;
+//!
+//! let mut filter = CuckooFilter::new(1_000, 0.01)?;
+//! filter.insert("alice")?;
+//! filter.insert("bob")?;
+//! assert!(filter.contains("alice"));
+//! assert!(filter.remove("alice"));
+//! assert!(filter.contains("bob"));
+//! assert_eq!(filter.len(), 1);
+//! # Ok::<(), approxset_cuckoo::Error>(())
+//! ```
+//!
+//! It implements [`ApproxSet`](approxset_core::ApproxSet) and
+//! [`Deletable`](approxset_core::Deletable), so it can be used as a
+//! `Box<dyn Deletable + Send + Sync>`.
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod cuckoo;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod table;
+
+pub use approxset_core::{Error, Result};
+pub use cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan, MAX_KICKS, MIN_FP_RATE};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,603 @@
+//! Unit tests of the filter, with access to its internals: the bucket
+//! arithmetic, the stash, and a model-based property test against an exact
+//! multiset.
+
+use std::collections::HashMap;
+
+use approxset_core::{ApproxSet, Deletable, DeletableExt, Digest, Error, HashKey};
+use proptest::prelude::*;
+
+use crate::CuckooFilter;
+use crate::cuckoo::{alternate, buckets_for, fingerprint, fp_rate_at, offset};
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+fn digest(i: u64) -> Digest {
+    Digest::new(splitmix(2 * i), splitmix(2 * i + 1))
+}
+
+fn filter(items: usize, bits: u32, seed: u64) -> CuckooFilter {
+    CuckooFilter::with_fp_rate(0.5)
+        .fingerprint_bits(bits)
+        .seed(seed)
+        .expected_items(items)
+        .unwrap()
+}
+
+#[test]
+fn alternate_bucket_is_self_inverse_for_any_bucket_count() {
+    let mut counts: Vec<usize> = (2..=300).collect();
+    counts.extend([
+        1_000_003,
+        1_063_864,
+        1 << 20,
+        (1 << 40) + 2,
+        usize::MAX / 64,
+    ]);
+    let mut x = 1u64;
+    for &b in &counts {
+        for round in 0..2_000u64 {
+            x = splitmix(x);
+            let fp = 1 + (x >> 48) % 65_535;
+            let i = if round < 3 {
+                [0, b - 1, b / 2][round as usize]
+            } else {
+                (x as usize) % b
+            };
+            let h = offset(fp, b);
+            assert!(h < b && h % 2 == 1, "B = {b}, fp = {fp}: offset {h}");
+            let j = alternate(i, fp, b);
+            assert!(j < b, "B = {b}, i = {i}, fp = {fp}: {j}");
+            assert_eq!(alternate(j, fp, b), i, "B = {b}, i = {i}, fp = {fp}");
+            if b % 2 == 0 {
+                // Even B (every table): the two buckets always differ, one
+                // even and one odd.
+                assert_ne!(i, j, "B = {b}, fp = {fp}");
+                assert_ne!(i % 2, j % 2);
+            }
+        }
+    }
+}
+
+#[test]
+fn alternate_buckets_spread_over_the_table() {
+    // The offsets of the 255 eight-bit fingerprints hit many buckets, so the
+    // fingerprints of one bucket scatter when kicked.
+    let b = 1_000_002;
+    let mut seen: Vec<usize> = (1..=255).map(|fp| offset(fp, b)).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert!(seen.len() >= 250, "{}", seen.len());
+    // And every odd offset in a small table is reached.
+    let b = 16;
+    let mut seen: Vec<usize> = (1..=255).map(|fp| offset(fp, b)).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen, vec![1, 3, 5, 7, 9, 11, 13, 15]);
+}
+
+fn fingerprints_in_range<const F: u32>() {
+    let max = (1u64 << F) - 1;
+    for h2 in [0, 1, u64::MAX, u64::MAX - 1, 1 << 63] {
+        let fp = fingerprint::<F>(Digest::new(0, h2));
+        assert!((1..=max).contains(&fp), "F = {F}: {fp}");
+    }
+    assert_eq!(fingerprint::<F>(Digest::new(0, 0)), 1);
+    assert_eq!(fingerprint::<F>(Digest::new(0, u64::MAX)), max);
+    // Every value 1..=2^F − 1 is reached, about equally often.
+    let mut counts = vec![0u32; (max + 1) as usize];
+    let draws = 64 * (max + 1);
+    for i in 0..draws {
+        counts[fingerprint::<F>(Digest::new(0, splitmix(i))) as usize] += 1;
+    }
+    assert_eq!(counts[0], 0, "F = {F}: fingerprint 0");
+    // Each count is about Poisson(64): P(count < 8) < 1e-17 and
+    // P(count > 128) < 1e-11, so over 65,535 values a false alarm has
+    // probability below 1e-6.
+    for (fp, &c) in counts.iter().enumerate().skip(1) {
+        assert!(
+            (8..=128).contains(&c),
+            "F = {F}: fingerprint {fp} drawn {c} times"
+        );
+    }
+}
+
+#[test]
+fn fingerprints_are_never_zero_and_cover_the_range() {
+    fingerprints_in_range::<8>();
+    fingerprints_in_range::<12>();
+    fingerprints_in_range::<16>();
+}
+
+#[test]
+fn sizing_rule() {
+    for n in 1..=9 {
+        assert_eq!(buckets_for(n), 2);
+    }
+    for n in (10..5_000).chain([1_000_000, 10_000_000, 123_456_789]) {
+        let b = buckets_for(n);
+        assert_eq!(b % 2, 0);
+        // Never above 94 % load.
+        assert!(n as f64 / (4 * b) as f64 <= 0.94, "n = {n}: B = {b}");
+        assert!(b >= buckets_for(n - 1), "monotone at {n}");
+    }
+    // Large filters: 1/0.94 slots per item, and nothing like a power of two.
+    let b = buckets_for(1_000_000);
+    assert_eq!(b, 265_966);
+    let slots_per_item = (4 * b) as f64 / 1e6;
+    assert!(
+        (slots_per_item - 1.0 / 0.94).abs() < 1e-4,
+        "{slots_per_item}"
+    );
+}
+
+#[test]
+fn fp_rate_formula() {
+    // One stored fingerprint per slot pair compared: at load 1, 8 compares
+    // with 1/255 each.
+    let p = fp_rate_at(8, 1.0);
+    assert!((p - (1.0 - (254.0f64 / 255.0).powi(8))).abs() < 1e-15);
+    assert_eq!(fp_rate_at(12, 0.0), 0.0);
+    assert!((fp_rate_at(16, 0.94) - 8.0 * 0.94 / 65_535.0).abs() < 1e-8);
+}
+
+#[test]
+fn stash_keeps_the_victim_and_refuses_further_inserts() {
+    for bits in [8, 12, 16] {
+        // Sized for 5 items: 2 buckets, 8 slots, every item in buckets 0, 1.
+        let mut f = filter(5, bits, 3);
+        assert_eq!(f.buckets(), 2);
+        for i in 0..8 {
+            assert!(f.insert_digest(digest(i)).is_ok());
+            assert!(!f.stash_taken());
+        }
+        // The ninth runs out of kicks: stashed, but the insert succeeds.
+        assert!(f.insert_digest(digest(8)).is_ok());
+        assert!(f.stash_taken());
+        assert_eq!(f.len(), 9);
+        f.check_invariants();
+        assert!(
+            (0..9).all(|i| f.contains_digest(digest(i))),
+            "bits = {bits}"
+        );
+        // Now full: an error that changes nothing.
+        let before = f.clone();
+        assert_eq!(f.insert_digest(digest(9)), Err(Error::Full { items: 9 }));
+        assert_eq!(f, before);
+        assert!(f.insert(&"anything").is_err());
+        assert!(f.try_extend([1, 2, 3]).is_err());
+        assert_eq!(f, before);
+        // Removing an item from the table makes room: the victim moves back
+        // into the table.
+        let victim = f.stashed_fingerprint().unwrap();
+        let gone = (0..9)
+            .find(|&i| f.locate_for_test(digest(i)).0 != victim)
+            .unwrap();
+        assert!(f.remove_digest(digest(gone)));
+        assert!(!f.stash_taken());
+        assert_eq!(f.len(), 8);
+        f.check_invariants();
+        assert!(
+            (0..9)
+                .filter(|&i| i != gone)
+                .all(|i| f.contains_digest(digest(i)))
+        );
+        // And inserts work again.
+        assert!(f.insert_digest(digest(9)).is_ok());
+        assert!(
+            (0..10)
+                .filter(|&i| i != gone)
+                .all(|i| f.contains_digest(digest(i)))
+        );
+    }
+}
+
+#[test]
+fn removing_the_stashed_item_frees_the_stash() {
+    let mut f = filter(5, 16, 4);
+    for i in 0..9 {
+        f.insert_digest(digest(i)).unwrap();
+    }
+    assert!(f.stash_taken());
+    // Remove all nine: whichever is stashed, every removal succeeds.
+    for i in 0..9 {
+        assert!(f.remove_digest(digest(i)), "item {i}");
+        f.check_invariants();
+    }
+    assert!(f.is_empty() && !f.stash_taken());
+    assert!((0..9).all(|i| !f.contains_digest(digest(i))));
+}
+
+#[test]
+fn duplicates_are_counted_up_to_eight() {
+    let mut f = filter(1000, 12, 5);
+    let x = "duplicate";
+    assert_eq!(f.insert(x), Ok(true));
+    assert_eq!(f.insert(x), Ok(false));
+    assert!(f.remove(x));
+    assert!(f.contains(x), "one copy left");
+    assert!(f.remove(x));
+    assert!(!f.contains(x), "nothing else is stored");
+    assert!(!f.remove(x));
+    assert!(f.is_empty());
+
+    for copy in 0..8 {
+        assert_eq!(f.insert(x), Ok(copy == 0));
+    }
+    f.insert(&"other").unwrap();
+    let before = f.clone();
+    assert_eq!(f.insert(x), Err(Error::Full { items: 9 }));
+    assert_eq!(f, before);
+    // The filter is not otherwise full.
+    assert!(f.insert(&"yet another").is_ok());
+    for _ in 0..8 {
+        assert!(f.remove(x));
+        f.check_invariants();
+    }
+    assert!(!f.remove(x));
+    assert!(f.contains(&"other") && f.contains(&"yet another"));
+}
+
+#[test]
+fn insert_reports_new_items() {
+    let mut f = filter(100, 16, 6);
+    assert_eq!(f.insert(&1u32), Ok(true));
+    assert_eq!(f.insert(&1u32), Ok(false));
+    assert_eq!(f.insert_bytes(b"x"), Ok(true));
+    assert!(f.contains_bytes(b"x"));
+    assert!(f.remove_bytes(b"x"));
+    assert!(!f.contains_bytes(b"x"));
+    assert!(!f.remove_bytes(b"x"));
+    assert_eq!(f.len(), 2);
+}
+
+#[test]
+fn clear_empties_and_resets() {
+    let build = || filter(1000, 8, 7);
+    let mut f = build();
+    for i in 0..900u32 {
+        f.insert(&i).unwrap();
+    }
+    f.clear();
+    assert!(f.is_empty());
+    assert_eq!(f.load_factor(), 0.0);
+    assert!((0..900u32).all(|i| !f.contains(&i)));
+    assert_eq!(f, build());
+    f.check_invariants();
+}
+
+#[test]
+fn accessors() {
+    let f = CuckooFilter::with_fp_rate(0.01)
+        .seed(1)
+        .expected_items(1_000_000)
+        .unwrap();
+    assert_eq!(f.fingerprint_bits(), 12);
+    assert_eq!(f.buckets(), 265_966);
+    assert_eq!(f.slots(), 4 * 265_966);
+    assert_eq!(f.capacity(), 1_000_000);
+    assert_eq!(f.fp_rate(), 0.01);
+    assert_eq!(f.estimated_fp_rate(), 0.0);
+    assert_eq!(f.hash_key(), HashKey::from_seed(1));
+    // 12 bits per slot, rounded up to a word.
+    assert_eq!(f.memory_bytes(), (4 * 265_966 * 12usize).div_ceil(64) * 8);
+    assert_eq!(ApproxSet::variant(&f), "cuckoo");
+    assert_eq!(ApproxSet::memory_bytes(&f), f.memory_bytes());
+    assert_eq!(ApproxSet::capacity(&f), 1_000_000);
+    assert_eq!(ApproxSet::fp_rate(&f), 0.01);
+    for (p, bits) in [
+        (0.5, 8),
+        (0.0313, 8),
+        (0.031, 12),
+        (0.002, 12),
+        (0.0019, 16),
+    ] {
+        let f = CuckooFilter::with_fp_rate(p).expected_items(100).unwrap();
+        assert_eq!(f.fingerprint_bits(), bits, "p = {p}");
+    }
+}
+
+#[test]
+fn twelve_bit_fingerprints_take_twelve_bits() {
+    for n in [10, 1000, 12_345, 1_000_000] {
+        let f = filter(n, 12, 1);
+        assert_eq!(
+            f.memory_bytes(),
+            (f.slots() * 12).div_ceil(64) * 8,
+            "n = {n}"
+        );
+        let g = filter(n, 8, 1);
+        assert_eq!(g.slots(), f.slots());
+        assert_eq!(g.memory_bytes(), (g.slots() * 8).div_ceil(64) * 8);
+        let h = filter(n, 16, 1);
+        assert_eq!(h.memory_bytes(), h.slots() * 2);
+    }
+}
+
+#[test]
+fn bad_parameters_are_errors() {
+    let name = |r: Result<CuckooFilter, Error>| match r {
+        Err(Error::InvalidParameter { name, .. }) => name,
+        other => panic!("expected InvalidParameter, got {other:?}"),
+    };
+    for p in [0.0, 1.0, -0.1, 1.5, f64::NAN, f64::INFINITY] {
+        assert_eq!(name(CuckooFilter::new(10, p)), "fp_rate", "p = {p}");
+    }
+    assert_eq!(name(CuckooFilter::new(0, 0.01)), "expected_items");
+    // Below what 16-bit fingerprints reach.
+    let err = CuckooFilter::new(1000, 1e-4).unwrap_err();
+    assert!(matches!(
+        err,
+        Error::InvalidParameter {
+            name: "fp_rate",
+            ..
+        }
+    ));
+    assert!(err.to_string().contains("16-bit"), "{err}");
+    assert!(CuckooFilter::new(1000, 1.2e-4).is_err());
+    assert!(CuckooFilter::new(1000, 1.23e-4).is_ok());
+    for bits in [0, 1, 4, 7, 9, 10, 11, 13, 15, 17, 32, 64, u32::MAX] {
+        let r = CuckooFilter::with_fp_rate(0.5)
+            .fingerprint_bits(bits)
+            .expected_items(10);
+        assert_eq!(name(r), "fingerprint_bits", "bits = {bits}");
+    }
+    // Too few bits for the target.
+    let r = CuckooFilter::with_fp_rate(0.01)
+        .fingerprint_bits(8)
+        .expected_items(1000);
+    assert_eq!(name(r), "fingerprint_bits");
+    // Memory limits.
+    let r = CuckooFilter::with_fp_rate(0.01)
+        .max_bytes(1000)
+        .expected_items(10_000);
+    assert!(
+        matches!(r, Err(Error::TooLarge { limit: 1000, .. })),
+        "{r:?}"
+    );
+    assert!(
+        CuckooFilter::with_fp_rate(0.01)
+            .max_bytes(20_000)
+            .expected_items(10_000)
+            .is_ok()
+    );
+    // Past the address space: refused before any allocation.
+    for (n, p) in [
+        (usize::MAX, 0.01),
+        (usize::MAX / 2, 0.01),
+        (usize::MAX / 4, 0.001),
+    ] {
+        assert!(
+            matches!(CuckooFilter::new(n, p), Err(Error::TooLarge { .. })),
+            "n = {n}"
+        );
+    }
+}
+
+#[test]
+fn debug_is_short_and_hides_the_key() {
+    let mut f = CuckooFilter::with_fp_rate(0.01)
+        .hash_key(HashKey::from_parts(0xdead_beef, 0xfeed))
+        .expected_items(100_000)
+        .unwrap();
+    f.insert("a").unwrap();
+    let s = format!("{f:?}");
+    assert!(
+        s.starts_with("CuckooFilter {") && s.contains("len: 1"),
+        "{s}"
+    );
+    assert!(!s.to_lowercase().contains("deadbeef") && !s.contains("3735928559"));
+    assert!(s.len() < 300, "{s}");
+    let b = format!("{:?}", CuckooFilter::with_fp_rate(0.01).seed(3));
+    assert!(b.contains("CuckooBuilder") && b.contains("<secret>"), "{b}");
+}
+
+#[test]
+fn usable_as_a_shared_trait_object() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CuckooFilter>();
+    let mut f: Box<dyn Deletable + Send + Sync> = Box::new(
+        CuckooFilter::with_fp_rate(0.01)
+            .seed(8)
+            .expected_items(100)
+            .unwrap(),
+    );
+    f.insert("alice").unwrap();
+    f.insert("alice").unwrap();
+    assert!(f.contains("alice"));
+    assert!(f.remove("alice"));
+    assert!(f.contains("alice"));
+    assert!(DeletableExt::remove(&mut f, "alice"));
+    assert!(!f.contains("alice"));
+    assert_eq!(f.variant(), "cuckoo");
+    assert!(f.is_empty());
+}
+
+#[test]
+fn extend_and_try_extend() {
+    let mut f = filter(100, 12, 9);
+    f.extend(0..50u32);
+    assert!((0..50u32).all(|i| f.contains(&i)));
+    assert!(f.try_extend(50..90u32).is_ok());
+    assert_eq!(f.len(), 90);
+    // A tiny filter: try_extend stops at the first error; what went in stays.
+    let mut g = filter(5, 12, 9);
+    let err = g.try_extend(0..100u32).unwrap_err();
+    assert_eq!(err, Error::Full { items: 9 });
+    assert!((0..9u32).all(|i| g.contains(&i)));
+}
+
+#[test]
+#[should_panic(expected = "try_extend")]
+fn extend_panics_when_full() {
+    let mut f = filter(5, 12, 9);
+    f.extend(0..100u32);
+}
+
+#[test]
+fn equality_compares_contents() {
+    let a = filter(100, 8, 1);
+    let mut b = a.clone();
+    assert_eq!(a, b);
+    b.insert(&1u8).unwrap();
+    assert_ne!(a, b);
+    b.remove(&1u8);
+    assert_eq!(a, b, "same slots, same len");
+    assert_ne!(a, filter(100, 8, 2), "different keys");
+    assert_ne!(a, filter(100, 12, 1), "different widths");
+}
+
+/// A key of the model test: a digest from a small set of `h1` and `h2`
+/// values, so that fingerprints and buckets collide often in tiny tables.
+fn model_digest(a: u8, b: u8) -> Digest {
+    Digest::new(splitmix(u64::from(a)), splitmix(1000 + u64::from(b)))
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u8, u8),
+    Remove(u8, u8),
+    Contains(u8, u8),
+    Clear,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let key = (0u8..12, 0u8..4);
+    prop_oneof![
+        6 => key.clone().prop_map(|(a, b)| Op::Insert(a, b)),
+        4 => key.clone().prop_map(|(a, b)| Op::Remove(a, b)),
+        3 => key.prop_map(|(a, b)| Op::Contains(a, b)),
+        1 => Just(Op::Clear),
+    ]
+}
+
+/// (fingerprint, smaller bucket, larger bucket): the filter is exactly a
+/// multiset of these classes.
+type Class = (u64, usize, usize);
+
+fn class(f: &CuckooFilter, d: Digest) -> Class {
+    let (fp, i1, i2) = f.locate_for_test(d);
+    (fp, i1.min(i2), i1.max(i2))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Random inserts, removes and lookups with many duplicates, against an
+    /// exact multiset of (fingerprint, buckets) classes and of keys.
+    #[test]
+    fn behaves_like_a_multiset(
+        items in 1usize..40,
+        bits in prop::sample::select(vec![8u32, 12, 16]),
+        seed in any::<u64>(),
+        ops in prop::collection::vec(op(), 1..300),
+    ) {
+        let mut f = filter(items, bits, seed);
+        let mut classes: HashMap<Class, usize> = HashMap::new();
+        let mut keys: HashMap<(u8, u8), usize> = HashMap::new();
+        for op in ops {
+            match op {
+                Op::Insert(a, b) => {
+                    let d = model_digest(a, b);
+                    let c = class(&f, d);
+                    let held = classes.get(&c).copied().unwrap_or(0);
+                    let before = f.clone();
+                    match f.insert_digest(d) {
+                        Ok(fresh) => {
+                            prop_assert!(!before.stash_taken() && held < 8);
+                            prop_assert_eq!(fresh, held == 0);
+                            *classes.entry(c).or_default() += 1;
+                            *keys.entry((a, b)).or_default() += 1;
+                        }
+                        Err(e) => {
+                            prop_assert_eq!(e, Error::Full { items: before.len() });
+                            prop_assert!(before.stash_taken() || held >= 8);
+                            prop_assert_eq!(&f, &before);
+                        }
+                    }
+                }
+                Op::Remove(a, b) => {
+                    let d = model_digest(a, b);
+                    let c = class(&f, d);
+                    let held = classes.get(&c).copied().unwrap_or(0);
+                    let before = f.clone();
+                    let removed = f.remove_digest(d);
+                    prop_assert_eq!(removed, held > 0);
+                    if removed {
+                        *classes.get_mut(&c).unwrap() -= 1;
+                        // The copy removed is this key's if it has one, else
+                        // (the documented hazard) another key's of its class.
+                        let owner = if keys.get(&(a, b)).copied().unwrap_or(0) > 0 {
+                            (a, b)
+                        } else {
+                            *keys
+                                .iter()
+                                .find(|(k, n)| **n > 0 && class(&f, model_digest(k.0, k.1)) == c)
+                                .unwrap()
+                                .0
+                        };
+                        *keys.get_mut(&owner).unwrap() -= 1;
+                    } else {
+                        prop_assert_eq!(&f, &before);
+                    }
+                }
+                Op::Contains(a, b) => {
+                    let d = model_digest(a, b);
+                    let held = classes.get(&class(&f, d)).copied().unwrap_or(0);
+                    prop_assert_eq!(f.contains_digest(d), held > 0);
+                }
+                Op::Clear => {
+                    f.clear();
+                    classes.clear();
+                    keys.clear();
+                }
+            }
+            f.check_invariants();
+            prop_assert_eq!(f.len(), classes.values().sum::<usize>());
+            // No false negatives: every key inserted more often than
+            // removed is found.
+            for (&(a, b), &n) in &keys {
+                if n > 0 {
+                    prop_assert!(f.contains_digest(model_digest(a, b)), "lost {:?}", (a, b));
+                }
+            }
+        }
+    }
+
+    /// The same through the hashing path, with real keys: every inserted key
+    /// is found, a full filter changes nothing, removal undoes insertion.
+    #[test]
+    fn no_false_negatives_through_hash(
+        items in 1usize..200,
+        bits in prop::sample::select(vec![8u32, 12, 16]),
+        seed in any::<u64>(),
+        keys in prop::collection::vec(any::<u32>(), 1..400),
+    ) {
+        let mut f = filter(items, bits, seed);
+        let mut stored = Vec::new();
+        for k in keys {
+            let before = f.clone();
+            match f.insert(&k) {
+                Ok(_) => stored.push(k),
+                Err(_) => prop_assert_eq!(&f, &before),
+            }
+            prop_assert!(stored.iter().all(|s| f.contains(s)));
+        }
+        prop_assert_eq!(f.len(), stored.len());
+        // Remove every other one; the rest stay.
+        let (gone, kept): (Vec<_>, Vec<_>) = stored.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+        for (_, k) in &gone {
+            prop_assert!(f.remove(*k));
+        }
+        for (_, k) in &kept {
+            prop_assert!(f.contains(*k));
+        }
+        f.check_invariants();
+        prop_assert_eq!(f.len(), kept.len());
+    }
+}
