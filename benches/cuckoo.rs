@@ -10,7 +10,7 @@
 //! `DefaultHasher`, 2^⌈log₂ n⌉ slots); probabilistic-collections'
 //! `CuckooFilter::from_entries_per_index(n, 0.01, 4)` (11-bit, 2^⌈log₂ n⌉
 //! slots, an unbounded overflow list); approxset's classic Bloom filter at
-//! 1 % (no removal).
+//! 1 % (no removal) and its counting Bloom filter at 1 % (4-bit counters).
 //!
 //! Run with `cargo bench --bench cuckoo`. Each setup prints, on stderr, each
 //! filter's bits per key, measured false-positive rate over 10⁶ fresh keys,
@@ -113,6 +113,25 @@ impl Subject for approxset::BloomFilter {
     }
     fn del(&mut self, _: &u64) {
         unreachable!("a Bloom filter cannot remove")
+    }
+}
+
+impl Subject for approxset::CountingBloomFilter {
+    fn bits(&self) -> u64 {
+        self.memory_bytes() as u64 * 8
+    }
+    #[inline]
+    fn put(&mut self, key: &u64) -> bool {
+        self.insert(key);
+        true
+    }
+    #[inline]
+    fn has(&self, key: &u64) -> bool {
+        self.contains(key)
+    }
+    #[inline]
+    fn del(&mut self, key: &u64) {
+        self.remove(key);
     }
 }
 
@@ -233,6 +252,18 @@ fn bench(c: &mut Criterion) {
             "approxset-bloom-classic",
             || {
                 approxset::BloomFilter::with_fp_rate(FP)
+                    .seed(1)
+                    .expected_items(n)
+                    .unwrap()
+            },
+            &members,
+            &others,
+        );
+        run(
+            c,
+            "approxset-counting",
+            || {
+                approxset::CountingBloomFilter::with_fp_rate(FP)
                     .seed(1)
                     .expected_items(n)
                     .unwrap()
