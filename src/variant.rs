@@ -3,8 +3,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use approxset_bloom::{Bloom, CountingBloomFilter, Layout, ScalableBloomFilter};
+use approxset_bloom::builder::{Buildable, Builder};
+use approxset_bloom::{Bloom, CountingBloomFilter, Layout, ScalableBloomFilter, ScalableBuilder};
 use approxset_core::{ApproxSet, Deletable, Error, HashKey, Result};
+use approxset_cuckoo::{CuckooBuilder, CuckooFilter};
 
 /// A filter variant, to choose at run time and use through
 /// `Box<dyn ApproxSet + Send + Sync>`.
@@ -147,7 +149,7 @@ impl Variant {
                 (4 * p.bits(), words(p.bits(), 16), p.hashes(), expected)
             }
             Variant::Cuckoo => {
-                let plan = approxset_cuckoo::CuckooFilter::plan(expected_items, fp_rate)?;
+                let plan = CuckooFilter::plan(expected_items, fp_rate)?;
                 let bits = u64::try_from(plan.bits()).unwrap_or(u64::MAX);
                 let bytes = u64::try_from(plan.bytes()).unwrap_or(u64::MAX);
                 (bits, bytes, plan.fingerprint_bits(), plan.expected_fp())
@@ -213,6 +215,38 @@ impl PartialEq<Variant> for &str {
         *self == other.name()
     }
 }
+
+/// The options every filter builder shares, so [`VariantBuilder`] passes
+/// them the same way to each.
+trait KeyedBuilder: Sized {
+    fn hash_key(self, key: HashKey) -> Self;
+    fn max_bytes(self, max_bytes: usize) -> Self;
+}
+
+impl<F: Buildable, S> KeyedBuilder for Builder<F, S> {
+    fn hash_key(self, key: HashKey) -> Self {
+        Builder::hash_key(self, key)
+    }
+    fn max_bytes(self, max_bytes: usize) -> Self {
+        Builder::max_bytes(self, max_bytes)
+    }
+}
+
+/// The same for the builders that are not generic.
+macro_rules! keyed_builder {
+    ($($ty:ident),*) => {$(
+        impl KeyedBuilder for $ty {
+            fn hash_key(self, key: HashKey) -> Self {
+                $ty::hash_key(self, key)
+            }
+            fn max_bytes(self, max_bytes: usize) -> Self {
+                $ty::max_bytes(self, max_bytes)
+            }
+        }
+    )*};
+}
+
+keyed_builder!(CuckooBuilder, ScalableBuilder);
 
 /// What a filter takes, from [`Variant::design`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -326,10 +360,18 @@ impl VariantBuilder {
             .expected_items(expected_items)
     }
 
-    fn apply<F: approxset_bloom::builder::Buildable, S>(
-        &self,
-        mut builder: approxset_bloom::builder::Builder<F, S>,
-    ) -> approxset_bloom::builder::Builder<F, S> {
+    fn cuckoo(&self, expected_items: usize, fp_rate: f64) -> Result<CuckooFilter> {
+        self.apply(CuckooFilter::with_fp_rate(fp_rate))
+            .expected_items(expected_items)
+    }
+
+    fn scalable(&self, expected_items: usize, fp_rate: f64) -> Result<ScalableBloomFilter> {
+        self.apply(ScalableBloomFilter::with_fp_rate(fp_rate))
+            .initial_capacity(expected_items)
+    }
+
+    /// Passes the key and memory limit, when set, to a filter's builder.
+    fn apply<B: KeyedBuilder>(&self, mut builder: B) -> B {
         if let Some(key) = self.key {
             builder = builder.hash_key(key);
         }
@@ -337,32 +379,6 @@ impl VariantBuilder {
             builder = builder.max_bytes(max);
         }
         builder
-    }
-
-    fn cuckoo(
-        &self,
-        expected_items: usize,
-        fp_rate: f64,
-    ) -> Result<approxset_cuckoo::CuckooFilter> {
-        let mut builder = approxset_cuckoo::CuckooFilter::with_fp_rate(fp_rate);
-        if let Some(key) = self.key {
-            builder = builder.hash_key(key);
-        }
-        if let Some(max) = self.max_bytes {
-            builder = builder.max_bytes(max);
-        }
-        builder.expected_items(expected_items)
-    }
-
-    fn scalable(&self, expected_items: usize, fp_rate: f64) -> Result<ScalableBloomFilter> {
-        let mut builder = ScalableBloomFilter::with_fp_rate(fp_rate);
-        if let Some(key) = self.key {
-            builder = builder.hash_key(key);
-        }
-        if let Some(max) = self.max_bytes {
-            builder = builder.max_bytes(max);
-        }
-        builder.initial_capacity(expected_items)
     }
 
     /// Builds the filter; see [`Variant::build`].
