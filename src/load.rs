@@ -63,11 +63,12 @@ pub fn load_deletable(bytes: &[u8]) -> Result<Box<dyn Deletable + Send + Sync>> 
     match peek_tag(bytes)? {
         tag::COUNTING => Ok(Box::new(CountingBloomFilter::from_bytes(bytes)?)),
         tag::CUCKOO => Ok(Box::new(CuckooFilter::from_bytes(bytes)?)),
-        other => {
-            // Report damage first, then the variant's inability to delete.
-            let filter = load(bytes)?;
+        _ => {
+            // Report damage (or an unknown tag) first, then the variant's
+            // inability to delete; the envelope check needs no allocation.
+            let reader = Reader::open(bytes)?;
             Err(Error::DeleteUnsupported {
-                variant: tag::name(other).unwrap_or(filter.variant()),
+                variant: tag::name(reader.tag()).unwrap_or("unknown"),
             })
         }
     }

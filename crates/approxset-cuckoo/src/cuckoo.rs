@@ -314,15 +314,11 @@ impl CuckooBuilder {
     /// [`Error::AllocationFailed`] when the memory cannot be had.
     pub fn expected_items(self, expected_items: usize) -> Result<CuckooFilter> {
         let p = self.fp_rate;
-        validate_fp_rate(p)?;
-        validate_items(expected_items)?;
-        if p < MIN_FP_RATE {
-            return Err(below_minimum(p));
-        }
-        let buckets = buckets_for(expected_items);
+        let plan = CuckooFilter::plan(expected_items, p)?;
+        let buckets = plan.buckets;
         let load = expected_items as f64 / (buckets as f64 * SLOTS as f64);
         let bits = match self.fingerprint_bits {
-            None => auto_bits(p).expect("p >= MIN_FP_RATE, so 16 bits reach it"),
+            None => plan.fingerprint_bits,
             Some(f) if !WIDTHS.contains(&f) => {
                 return Err(Error::invalid(
                     "fingerprint_bits",
