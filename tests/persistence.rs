@@ -1,10 +1,13 @@
 //! The binary format: round trips through every variant, golden files that
 //! pin the bytes, and bad input of every kind returning a specific error.
 
+mod common;
+
 use std::path::PathBuf;
 
 use approxset::format::{CHECKSUM_LEN, HEADER_LEN, MAGIC, VERSION, checksum};
 use approxset::{ApproxSet, Error, HashKey, Variant};
+use common::proptest_config;
 use proptest::prelude::*;
 
 const SEED: u64 = 42;
@@ -358,7 +361,7 @@ fn corruption_is_an_error(variant: Variant, mutations: &[Mutation]) -> Result<()
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 10_000, .. ProptestConfig::default() })]
+    #![proptest_config(proptest_config(10_000))]
 
     #[test]
     fn corrupted_classic_is_an_error(m in proptest::collection::vec(mutation(), 1..4)) {

@@ -3,7 +3,10 @@
 //! double hashing, xᵢ = h1 + i·(h2 | 1) + (i³ − i)/6, reduced by
 //! ⌊xᵢ·range / 2⁶⁴⌋.
 
+mod common;
+
 use approxset::{BloomFilter, Digest, PartitionedBloomFilter};
+use common::proptest_config;
 use proptest::prelude::*;
 
 fn probe(d: Digest, i: u64) -> u64 {
@@ -60,6 +63,8 @@ fn digests() -> impl Strategy<Value = Vec<Digest>> {
 }
 
 proptest! {
+    #![proptest_config(proptest_config(256))]
+
     #[test]
     fn classic_matches_naive(
         bits in 1u64..4000,

@@ -15,3 +15,22 @@ pub(crate) fn binomial_tolerance(queries: u64, p: f64, z: f64) -> f64 {
     let q = queries as f64;
     z * (q * p * (1.0 - p)).sqrt()
 }
+
+/// The proptest settings every top-level suite uses: `cases` cases from a
+/// fixed seed, so a run is reproducible and CI sees the same inputs as a
+/// developer (a failure there is a failure here), and no regression files.
+/// Set `PROPTEST_RNG_SEED` to explore other inputs.
+pub(crate) fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    let defaults = proptest::test_runner::Config::default();
+    let rng_seed = if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
+        defaults.rng_seed
+    } else {
+        proptest::test_runner::RngSeed::Fixed(0x5EED_A99E)
+    };
+    proptest::test_runner::Config {
+        cases,
+        rng_seed,
+        failure_persistence: None,
+        ..defaults
+    }
+}
