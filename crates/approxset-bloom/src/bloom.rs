@@ -12,7 +12,7 @@ use approxset_core::format::{Reader, Writer};
 
 use crate::bits::BitVec;
 use crate::builder::{Buildable, Builder, FpRate, NumBits};
-use crate::layout::Layout;
+use crate::layout::{Layout, all_probes};
 use crate::persist::CellParams;
 
 /// A Bloom filter with layout `L`: use the aliases
@@ -95,13 +95,9 @@ impl<L: Layout> Bloom<L> {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        let mut positions = L::positions(self.bits.len(), self.hashes, digest);
-        // The first two probes are read together, without a branch between
-        // them, so their cache misses overlap; a non-member fails one of
-        // them three times out of four. The rest stop at the first clear bit.
-        let first = positions.next().is_none_or(|pos| self.bits.get(pos));
-        let second = positions.next().is_none_or(|pos| self.bits.get(pos));
-        (first & second) && positions.all(|pos| self.bits.get(pos))
+        all_probes(L::positions(self.bits.len(), self.hashes, digest), |pos| {
+            self.bits.get(pos)
+        })
     }
 
     /// The number of bits `m`.

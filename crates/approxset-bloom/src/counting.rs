@@ -11,7 +11,7 @@ use approxset_core::format::{Reader, Writer, tag};
 
 use crate::builder::{Buildable, Builder, FpRate, NumBits};
 use crate::counters::Counters;
-use crate::layout::{Classic, Layout};
+use crate::layout::{Classic, Layout, all_probes};
 use crate::persist::CellParams;
 
 /// A counting Bloom filter: `m` 4-bit counters and `k` positions per item,
@@ -141,10 +141,7 @@ impl CountingBloomFilter {
     /// Whether a precomputed digest may be present (all its counters above 0).
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        let mut positions = self.positions(digest);
-        let first = positions.next().is_none_or(|p| self.counters.get(p) != 0);
-        let second = positions.next().is_none_or(|p| self.counters.get(p) != 0);
-        (first & second) && positions.all(|p| self.counters.get(p) != 0)
+        all_probes(self.positions(digest), |pos| self.counters.get(pos) != 0)
     }
 
     /// Removes one copy of a precomputed digest: `false`, changing nothing,

@@ -104,6 +104,38 @@ impl Layout for Partitioned {
     }
 }
 
+/// Probes read together before a branch in [`all_probes`].
+const PROBE_GROUP: usize = 3;
+
+/// Whether `test` holds at every position, reading the positions three at a
+/// time with no branch inside a group: the group's cache misses overlap, and
+/// a non-member at half fill fails a group seven times out of eight, so the
+/// branch after it is well predicted. Measured at 10⁷ keys against two at a
+/// time then one by one (the previous code), this cut contains-hit and
+/// contains-miss by a quarter or more (see `docs/design.md`).
+#[inline(always)]
+pub(crate) fn all_probes(
+    mut positions: impl Iterator<Item = u64>,
+    test: impl Fn(u64) -> bool,
+) -> bool {
+    loop {
+        let mut all = true;
+        let mut any = false;
+        for _ in 0..PROBE_GROUP {
+            if let Some(pos) = positions.next() {
+                all &= test(pos);
+                any = true;
+            }
+        }
+        if !any {
+            return true;
+        }
+        if !all {
+            return false;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
