@@ -5,18 +5,13 @@
 //! Run with `cargo bench --bench bloom`. Each setup also prints, on stderr,
 //! each filter's bits per key and measured false-positive rate.
 
+mod common;
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const FP: f64 = 0.01;
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
 
 /// The operations every filter under test offers, so one generic loop
 /// (monomorphised per filter, no dynamic dispatch) measures them all.
@@ -106,8 +101,7 @@ fn run<S: Subject>(c: &mut Criterion, name: &str, mut filter: S, members: &[u64]
 
 fn bench(c: &mut Criterion) {
     for n in [1_000_000usize, 10_000_000] {
-        let members: Vec<u64> = (0..n as u64).map(splitmix).collect();
-        let others: Vec<u64> = (0..n as u64).map(|i| splitmix(i + (1 << 40))).collect();
+        let (members, others) = common::keys(n);
         let classic = approxset::BloomFilter::with_fp_rate(FP)
             .seed(1)
             .expected_items(n)

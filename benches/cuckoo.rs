@@ -16,19 +16,14 @@
 //! filter's bits per key, measured false-positive rate over 10⁶ fresh keys,
 //! failed inserts and false negatives.
 
+mod common;
+
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const FP: f64 = 0.01;
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
 
 /// The operations every filter under test offers, so one generic loop
 /// (monomorphised per filter, no dynamic dispatch) measures them all.
@@ -202,8 +197,7 @@ fn run<S: Subject>(
 
 fn bench(c: &mut Criterion) {
     for n in [1_000_000usize, 10_000_000] {
-        let members: Vec<u64> = (0..n as u64).map(splitmix).collect();
-        let others: Vec<u64> = (0..n as u64).map(|i| splitmix(i + (1 << 40))).collect();
+        let (members, others) = common::keys(n);
         run(
             c,
             "approxset-cuckoo-8bit",

@@ -9,6 +9,8 @@
 //! keys, and our filter's memory for growth 2 and 4 against a classic filter
 //! sized up front for the final count.
 
+mod common;
+
 use std::hint::black_box;
 
 use approxset::{BloomFilter, ScalableBloomFilter};
@@ -16,13 +18,6 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 
 const FP: f64 = 0.01;
 const INITIAL: usize = 10_000;
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
 
 trait Grower {
     fn fresh() -> Self;
@@ -175,8 +170,7 @@ fn memory_report(n: usize, members: &[u64]) {
 
 fn bench(c: &mut Criterion) {
     for n in [1_000_000usize, 10_000_000] {
-        let members: Vec<u64> = (0..n as u64).map(splitmix).collect();
-        let others: Vec<u64> = (0..n as u64).map(|i| splitmix(i + (1 << 40))).collect();
+        let (members, others) = common::keys(n);
         memory_report(n, &members);
         run::<Ours>(c, "approxset", &members, &others);
         run::<growable_bloom_filter::GrowableBloom>(c, "growable-bloom-filter", &members, &others);
