@@ -41,7 +41,10 @@ pub use approxset_core::{
     sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
-pub use load::{load, load_deletable, read_deletable_from, read_from};
+pub use load::{
+    load, load_deletable, read_deletable_from, read_deletable_from_limited, read_from,
+    read_from_limited,
+};
 pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
 
 #[doc = include_str!("../README.md")]

@@ -5,7 +5,7 @@ use std::io::Read;
 use approxset_bloom::{
     BloomFilter, CountingBloomFilter, PartitionedBloomFilter, ScalableBloomFilter,
 };
-use approxset_core::format::{MAGIC, Reader, read_all, tag};
+use approxset_core::format::{MAGIC, Reader, read_all, read_all_limited, tag};
 use approxset_core::{ApproxSet, Deletable, Error, Result};
 use approxset_cuckoo::CuckooFilter;
 
@@ -76,10 +76,50 @@ pub fn load_deletable(bytes: &[u8]) -> Result<Box<dyn Deletable + Send + Sync>> 
 
 /// Reads one saved filter of any variant from `reader`; see [`load`].
 ///
+/// It reads exactly the length the header announces, at most
+/// [`format::DEFAULT_READ_LIMIT`](approxset_core::format::DEFAULT_READ_LIMIT)
+/// bytes; for untrusted streams set a tighter bound with
+/// [`read_from_limited`].
+///
 /// # Errors
-/// [`Error::Io`], and as [`load`].
+/// [`Error::Io`], [`Error::TooLarge`] for a header announcing more than the
+/// limit, and as [`load`].
 pub fn read_from<R: Read>(reader: R) -> Result<Box<dyn ApproxSet + Send + Sync>> {
     load(&read_all(reader)?)
+}
+
+/// Reads one saved filter of any variant from `reader`, refusing a header
+/// that announces more than `max_bytes` before reading or allocating it.
+///
+/// ```
+/// use approxset::{ApproxSet, Error, Variant};
+/// let f = Variant::Classic.builder().seed(1).build(1000, 0.01)?;
+/// let saved = f.to_bytes()?;
+/// assert!(approxset::read_from_limited(&saved[..], saved.len() as u64).is_ok());
+/// let err = approxset::read_from_limited(&saved[..], 100).unwrap_err();
+/// assert!(matches!(err, Error::TooLarge { .. }));
+/// # Ok::<(), approxset::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`read_from`].
+pub fn read_from_limited<R: Read>(
+    reader: R,
+    max_bytes: u64,
+) -> Result<Box<dyn ApproxSet + Send + Sync>> {
+    load(&read_all_limited(reader, max_bytes)?)
+}
+
+/// Reads one saved filter that can delete from `reader`, at most `max_bytes`
+/// bytes; see [`read_from_limited`] and [`load_deletable`].
+///
+/// # Errors
+/// As [`read_deletable_from`], and [`Error::TooLarge`].
+pub fn read_deletable_from_limited<R: Read>(
+    reader: R,
+    max_bytes: u64,
+) -> Result<Box<dyn Deletable + Send + Sync>> {
+    load_deletable(&read_all_limited(reader, max_bytes)?)
 }
 
 /// Reads one saved filter that can delete from `reader`; see
