@@ -9,8 +9,9 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use crate::design::variant_parser;
+use crate::keys::{self, LineKeys};
 use crate::output::{self, Record};
-use crate::{CliError, check_count, check_fp, files, keys};
+use crate::{CliError, check_count, check_fp, files};
 
 /// Examples shown by `approxset build --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -24,6 +25,13 @@ const PROGRESS_FROM: usize = 1 << 20;
 
 /// Keys between two updates of the progress bar.
 const PROGRESS_STEP: usize = 1 << 14;
+
+/// The most copies of one key a cuckoo filter holds: 2b, with b = 4 slots
+/// in each of the key's two buckets.
+const CUCKOO_MAX_COPIES: usize = 8;
+
+/// Characters of a key shown in a message before it is cut short.
+const KEY_SHOWN_CHARS: usize = 40;
 
 /// The options of `approxset build`.
 #[derive(Debug, Args)]
@@ -50,11 +58,18 @@ pub(crate) struct BuildArgs {
     seed: Option<u64>,
 
     /// The keys, one per line (`-` for standard input). Each line's raw bytes
-    /// without the `\n` or `\r\n` are a key; empty lines are skipped.
+    /// without the `\n` or `\r\n` are a key (see --raw-keys); empty lines are
+    /// skipped.
     #[arg(long, value_name = "FILE")]
     input: PathBuf,
 
+    #[arg(long, help = keys::RAW_KEYS_HELP)]
+    raw_keys: bool,
+
     /// The filter file to write: replaced whole, or left alone on failure.
+    /// The new file is renamed into place holding the lock file
+    /// `.FILTER.lock` next to it (left in place), so a concurrent `remove`
+    /// of the same file finishes before it or works on the new file.
     #[arg(long, value_name = "FILTER")]
     output: PathBuf,
 }
@@ -99,35 +114,85 @@ impl Record for BuildRecord {
     }
 }
 
-/// Inserts every line of `data` as a key, advancing `bar`: the number of
-/// keys inserted, or where the filter refused one (a full cuckoo table) and
-/// why.
-fn insert_all(
+/// Where filling a filter stopped: the keys that went in, the key it
+/// refused, and why.
+#[derive(Debug)]
+struct Refusal<'a> {
+    /// Keys inserted before the refused one.
+    inserted: usize,
+    /// The refused key.
+    key: &'a [u8],
+    /// The filter's error.
+    error: approxset::Error,
+}
+
+/// Inserts every line of `data` (read as `how` says) as a key, advancing
+/// `bar`: the number of keys inserted, or where the filter refused one (a
+/// full cuckoo table) and why.
+fn insert_all<'a>(
     filter: &mut (dyn ApproxSet + Send + Sync),
-    data: &[u8],
+    data: &'a [u8],
+    how: LineKeys,
     bar: &ProgressBar,
-) -> Result<usize, (usize, approxset::Error)> {
+) -> Result<usize, Refusal<'a>> {
     let mut inserted = 0usize;
-    for key in keys::lines(data) {
-        filter.insert_bytes(key).map_err(|e| (inserted, e))?;
+    for key in keys::lines(data, how) {
+        filter.insert_bytes(key).map_err(|error| Refusal {
+            inserted,
+            key,
+            error,
+        })?;
         inserted += 1;
-        if inserted % PROGRESS_STEP == 0 {
+        if inserted.is_multiple_of(PROGRESS_STEP) {
             bar.inc(PROGRESS_STEP as u64);
         }
     }
     Ok(inserted)
 }
 
-/// The error of a filter that refused a key after `inserted` of `total`.
-fn refused(output: &Path, inserted: usize, total: usize, error: &approxset::Error) -> CliError {
+/// A key for a message: lossy UTF-8, cut after [`KEY_SHOWN_CHARS`]
+/// characters (marked with `…`), quoted and escaped so it stays on one line.
+fn shown_key(key: &[u8]) -> String {
+    let text = String::from_utf8_lossy(key);
+    let mut chars = text.chars();
+    let mut shown: String = chars.by_ref().take(KEY_SHOWN_CHARS).collect();
+    if chars.next().is_some() {
+        shown.push('…');
+    }
+    format!("{shown:?}")
+}
+
+/// The error of a filter that refused a key after `inserted` of `total`
+/// keys went in; `copies` is how many times the refused key went in before
+/// (and `held` whether the filter says it holds it).
+fn refused(
+    output: &Path,
+    refusal: &Refusal<'_>,
+    total: usize,
+    copies: usize,
+    held: bool,
+) -> CliError {
+    let Refusal {
+        inserted, error, ..
+    } = refusal;
+    let output = output.display();
+    if matches!(error, approxset::Error::Full { .. }) && held && copies >= CUCKOO_MAX_COPIES {
+        // Not a lack of room: a larger --items fails the same way.
+        return CliError::failure(format!(
+            "cannot build '{output}': {inserted} of {total} keys went in, then the key {} \
+             came once more after {copies} copies, and a cuckoo filter holds at most \
+             2b = {CUCKOO_MAX_COPIES} copies of one key; remove the duplicate keys (e.g. with \
+             sort -u) and build again; nothing was written",
+            shown_key(refusal.key)
+        ));
+    }
     let hint = match error {
         approxset::Error::Full { .. } => "; try a larger --items",
         _ => "",
     };
     CliError::failure(format!(
-        "cannot build '{}': {inserted} of {total} keys went in, then: {error}{hint}; \
-         nothing was written",
-        output.display()
+        "cannot build '{output}': {inserted} of {total} keys went in, then: {error}{hint}; \
+         nothing was written"
     ))
 }
 
@@ -142,7 +207,8 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     }
     files::check_writable(&args.output, "filter")?;
     let data = files::read_input(&args.input, "--input")?;
-    let total = keys::lines(&data).count();
+    let how = LineKeys::from_flag(args.raw_keys);
+    let total = keys::lines(&data, how).count();
     let capacity = items.unwrap_or(total.max(1));
 
     let mut builder = args.variant.builder();
@@ -157,14 +223,21 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         output::progress(total as u64, json)
     };
     bar.set_message(format!("{}: insert", args.variant));
-    let filled = insert_all(&mut *filter, &data, &bar);
+    let filled = insert_all(&mut *filter, &data, how, &bar);
     bar.finish_and_clear();
-    let inserted = filled.map_err(|(inserted, e)| refused(&args.output, inserted, total, &e))?;
+    let inserted = filled.map_err(|refusal| {
+        let copies = keys::lines(&data, how)
+            .take(refusal.inserted)
+            .filter(|&k| k == refusal.key)
+            .count();
+        let held = filter.contains_bytes(refusal.key);
+        refused(&args.output, &refusal, total, copies, held)
+    })?;
 
     let bytes = filter
         .to_bytes()
         .map_err(|e| CliError::failure(format!("cannot save '{}': {e}", args.output.display())))?;
-    files::write_atomically(&args.output, &bytes, "filter")?;
+    files::replace_locked(&args.output, &bytes, "filter")?;
     BuildRecord {
         variant: filter.variant().to_owned(),
         items: inserted as u64,
@@ -230,15 +303,49 @@ mod tests {
     fn a_full_filter_names_how_many_keys_went_in() {
         let mut filter = Bounded { len: 0, room: 2 };
         let bar = ProgressBar::hidden();
-        let (inserted, e) = insert_all(&mut filter, b"a\nb\n\nc\nd\n", &bar).unwrap_err();
-        assert_eq!(inserted, 2);
-        let message = refused(Path::new("out.bin"), inserted, 4, &e).to_string();
+        let refusal = insert_all(&mut filter, b"a\nb\n\nc\nd\n", LineKeys::Text, &bar).unwrap_err();
+        assert_eq!(refusal.inserted, 2);
+        assert_eq!(refusal.key, b"c");
+        let message = refused(Path::new("out.bin"), &refusal, 4, 0, true).to_string();
         assert_eq!(
             message,
             "cannot build 'out.bin': 2 of 4 keys went in, then: filter is full: no room for \
              another item after 2 items; try a larger --items; nothing was written"
         );
         let mut roomy = Bounded { len: 0, room: 9 };
-        assert_eq!(insert_all(&mut roomy, b"a\r\nb", &bar).unwrap(), 2);
+        assert_eq!(
+            insert_all(&mut roomy, b"a\r\nb", LineKeys::Text, &bar).unwrap(),
+            2
+        );
+    }
+
+    #[test]
+    fn a_key_repeated_past_the_cuckoo_limit_is_named() {
+        let error = approxset::Error::Full { items: 8 };
+        let refusal = Refusal {
+            inserted: 8,
+            key: b"apple",
+            error,
+        };
+        let message = refused(Path::new("out.bin"), &refusal, 9, 8, true).to_string();
+        assert_eq!(
+            message,
+            "cannot build 'out.bin': 8 of 9 keys went in, then the key \"apple\" came once \
+             more after 8 copies, and a cuckoo filter holds at most 2b = 8 copies of one key; \
+             remove the duplicate keys (e.g. with sort -u) and build again; nothing was written"
+        );
+        assert!(!message.contains("--items"));
+        // Fewer copies: the table is really full.
+        let message = refused(Path::new("out.bin"), &refusal, 9, 3, true).to_string();
+        assert!(message.contains("try a larger --items"), "{message}");
+    }
+
+    #[test]
+    fn long_keys_are_cut_and_escaped() {
+        assert_eq!(shown_key(b"apple"), "\"apple\"");
+        let long = "é".repeat(50);
+        let shown = shown_key(long.as_bytes());
+        assert_eq!(shown, format!("\"{}…\"", "é".repeat(40)));
+        assert_eq!(shown_key(b"a\nb\xff"), "\"a\\nb\u{FFFD}\"");
     }
 }

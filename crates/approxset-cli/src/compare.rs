@@ -54,6 +54,9 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     keys: Option<PathBuf>,
 
+    #[arg(long, requires = "keys", help = keys::RAW_KEYS_HELP)]
+    raw_keys: bool,
+
     /// Seed of the random keys and of the filters' hash keys.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
@@ -238,7 +241,11 @@ impl KeySource {
             let data = std::fs::read(path).map_err(|e| {
                 CliError::io(format_args!("cannot read --keys '{}'", path.display()), &e)
             })?;
-            let (members, others) = keys::split_lines(&data, &path.display().to_string())?;
+            let (members, others) = keys::split_lines(
+                &data,
+                &path.display().to_string(),
+                keys::LineKeys::from_flag(args.raw_keys),
+            )?;
             Ok(KeySource::Lines(members, others))
         } else {
             let items = check_count("items", args.items)?;

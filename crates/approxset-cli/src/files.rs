@@ -1,18 +1,43 @@
 //! Files: reading inputs (a path or `-` for standard input), loading saved
 //! filters with errors that name the file, and writing files whole or not
 //! at all (a temporary file in the same directory, then a rename).
+//!
+//! Concurrency. Commands that rewrite a filter file (`build`, `remove`)
+//! serialize on an exclusive lock ([`File::lock`]) of a sibling lock file,
+//! `.NAME.lock` next to the filter `NAME` (next to the file a symbolic link
+//! points at). The lock file is never renamed or deleted, so every writer
+//! locks the same inode; it is left in place afterwards, since deleting a
+//! lock file races with a writer that has just opened it. `remove` holds
+//! the lock from loading the filter to the rename of the new file, so no
+//! writer loses another's update; `build` takes it only for the rename. A
+//! writer waits for the lock, it does not fail. Readers (`query`, `info`)
+//! take no lock: the rename is atomic, so they see the old file or the new
+//! one, never a mix.
+//!
+//! Temporary files are registered while they exist and removed on every
+//! error path, on unwinding, and (on Unix) when SIGINT, SIGTERM or SIGHUP
+//! arrives: a thread waiting for those signals removes them and exits with
+//! 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
 
 use std::ffi::OsString;
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use approxset::{ApproxSet, Deletable};
+use approxset::{ApproxSet, Deletable, Variant};
 
 use crate::CliError;
 
 /// The path that stands for standard input.
 pub(crate) const STDIN: &str = "-";
+
+/// The most bytes read from a filter path that is not a regular file (a
+/// device, a FIFO): no limit but the address space. Memory grows only with
+/// the bytes that actually arrive, the header is checked as soon as its
+/// first 16 bytes are in, and reading stops at the length it announces. A
+/// regular file is read up to its size.
+pub(crate) const STREAM_LIMIT: u64 = u64::MAX;
 
 /// Whether `path` is `-`, standard input.
 pub(crate) fn is_stdin(path: &Path) -> bool {
@@ -42,12 +67,48 @@ pub(crate) fn read_input(path: &Path, what: &str) -> Result<Vec<u8>, CliError> {
     result.map_err(|e| CliError::io(format_args!("cannot read {what} {}", describe(path)), &e))
 }
 
-/// Reads the saved filter `path`.
+/// Reads the saved filter `path`: its header first, checked at once, then
+/// exactly the length the header announces, refused when that is more
+/// than the file holds (a regular file) or [`STREAM_LIMIT`] (anything else).
+/// So `/dev/zero` fails after 16 bytes instead of filling memory.
 ///
 /// # Errors
-/// A failure naming the file when it cannot be read.
+/// A failure naming the file when it cannot be read or is not a filter.
 pub(crate) fn read_filter(path: &Path) -> Result<Vec<u8>, CliError> {
-    fs::read(path).map_err(|e| CliError::io(format_args!("cannot read '{}'", path.display()), &e))
+    let cannot_read =
+        |e: &io::Error| CliError::io(format_args!("cannot read '{}'", path.display()), e);
+    let file = File::open(path).map_err(|e| cannot_read(&e))?;
+    let meta = file.metadata().map_err(|e| cannot_read(&e))?;
+    if meta.is_dir() {
+        return Err(cannot_read(&io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "it is a directory",
+        )));
+    }
+    let regular = meta.is_file();
+    let limit = if regular { meta.len() } else { STREAM_LIMIT };
+    match approxset::format::read_all_limited(&file, limit) {
+        Ok(bytes) if regular && (bytes.len() as u64) < meta.len() => Err(load_error(
+            path,
+            &approxset::Error::TrailingBytes {
+                expected: bytes.len() as u64,
+                found: meta.len(),
+            },
+        )),
+        Ok(bytes) => Ok(bytes),
+        Err(approxset::Error::Io { kind, message }) => {
+            Err(cannot_read(&io::Error::new(kind, message)))
+        }
+        // A regular file shorter than its header says is truncated.
+        Err(approxset::Error::TooLarge { needed, .. }) if regular => Err(load_error(
+            path,
+            &approxset::Error::Truncated {
+                needed: u64::try_from(needed).unwrap_or(u64::MAX),
+                available: meta.len(),
+            },
+        )),
+        Err(e) => Err(load_error(path, &e)),
+    }
 }
 
 /// The error of a filter file that does not load: always a failure (exit
@@ -85,6 +146,29 @@ pub(crate) fn load_deletable_filter(
     })
 }
 
+/// A quick check, before `remove` reads its keys and takes the lock, that
+/// `path` looks like a filter that can delete: its header names such a
+/// variant. Anything else is loaded in full to report the same error the
+/// locked load would. The locked load still decides.
+///
+/// # Errors
+/// As [`load_deletable_filter`].
+pub(crate) fn check_deletable(path: &Path) -> Result<(), CliError> {
+    let mut head = [0u8; 7];
+    let looks_deletable = File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head[..4] == approxset::format::MAGIC
+        && approxset::format::tag::name(head[6])
+            .and_then(|name| name.parse::<Variant>().ok())
+            .is_some_and(Variant::supports_delete);
+    if looks_deletable {
+        Ok(())
+    } else {
+        load_deletable_filter(path).map(|_| ())
+    }
+}
+
 /// The directory a file `path` goes into (`.` for a bare file name).
 fn directory_of(path: &Path) -> &Path {
     match path.parent() {
@@ -104,26 +188,175 @@ fn resolve(path: &Path) -> PathBuf {
     }
 }
 
-/// Creates a new temporary file next to `path`, named after it and this
-/// process; returns it and its path.
-fn create_temporary(path: &Path) -> io::Result<(File, PathBuf)> {
-    let dir = directory_of(path);
-    let name = path
-        .file_name()
-        .map_or_else(|| OsString::from("approxset"), |n| n.to_os_string());
-    let mut last = None;
-    for attempt in 0..100u32 {
-        let mut temp_name = OsString::from(".");
-        temp_name.push(&name);
-        temp_name.push(format!(".{}.{attempt}.tmp", std::process::id()));
-        let temp = dir.join(temp_name);
-        match File::create_new(&temp) {
-            Ok(file) => return Ok((file, temp)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
+/// `.{name}{suffix}` next to `path` (`approxset` when it has no name).
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = OsString::from(".");
+    name.push(path.file_name().unwrap_or_else(|| "approxset".as_ref()));
+    name.push(suffix);
+    directory_of(path).join(name)
+}
+
+/// The lock file of the filter file `path`: `.NAME.lock` next to the file
+/// that `path` names (or that a symbolic link `path` points at).
+pub(crate) fn lock_path(path: &Path) -> PathBuf {
+    sibling(&resolve(path), ".lock")
+}
+
+/// An exclusive lock on a filter file (on its lock file), held until dropped.
+#[derive(Debug)]
+pub(crate) struct WriteLock {
+    /// The open lock file; closing it releases the lock.
+    _file: File,
+}
+
+/// Takes the exclusive lock of the filter file `path`, waiting while
+/// another command holds it. The lock file is created if need be and left
+/// in place.
+///
+/// # Errors
+/// A failure naming the file and its lock file when the lock file cannot be
+/// opened or locked (`what` says what the file is, e.g. `filter`).
+pub(crate) fn lock(path: &Path, what: &str) -> Result<WriteLock, CliError> {
+    let lock = lock_path(path);
+    let fail = |e: &io::Error| {
+        CliError::io(
+            format_args!(
+                "cannot lock {what} '{}' (lock file '{}')",
+                path.display(),
+                lock.display()
+            ),
+            e,
+        )
+    };
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock)
+        .or_else(|e| {
+            // A lock file made by another user may be read-only to us; a
+            // shared descriptor locks as well.
+            if e.kind() == io::ErrorKind::PermissionDenied && lock.exists() {
+                File::open(&lock)
+            } else {
+                Err(e)
+            }
+        })
+        .map_err(|e| fail(&e))?;
+    loop {
+        match file.lock() {
+            Ok(()) => return Ok(WriteLock { _file: file }),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(fail(&e)),
         }
     }
-    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// The temporary files this process is writing, so that a signal can
+/// remove them (see [`cleanup_on_signals`]).
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The registry of temporary files, even after a panic elsewhere.
+fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARIES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes every temporary file in `live` (ignoring those already gone) and
+/// empties it; returns how many there were.
+fn remove_all(live: &mut Vec<PathBuf>) -> usize {
+    let count = live.len();
+    for path in live.drain(..) {
+        let _ = fs::remove_file(path);
+    }
+    count
+}
+
+/// Starts, once, a thread that waits for SIGINT, SIGTERM or SIGHUP, removes
+/// every registered temporary file and exits with 128 + the signal number.
+/// Before the first temporary file the signals keep their default action.
+#[cfg(unix)]
+fn cleanup_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        // Should the thread not start, dropping `signals` with the closure
+        // restores the default actions.
+        let _ = std::thread::Builder::new()
+            .name("approxset-signals".to_owned())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    // Held until exit: no temporary is created or renamed
+                    // meanwhile.
+                    let mut live = temporaries();
+                    remove_all(&mut live);
+                    std::process::exit(128 + signal);
+                }
+            });
+    });
+}
+
+/// Signals are not handled on this platform.
+#[cfg(not(unix))]
+fn cleanup_on_signals() {}
+
+/// A temporary file next to a file being written: registered while it
+/// exists, and removed when dropped unless [`kept`](Self::keep) after its
+/// rename.
+#[derive(Debug)]
+struct Temporary {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Temporary {
+    /// Creates a new temporary file next to `path`, named after it and this
+    /// process (`.NAME.PID.N.tmp`); returns it open for writing.
+    fn create(path: &Path) -> io::Result<(File, Temporary)> {
+        cleanup_on_signals();
+        // Created and registered under the registry's lock, so a signal
+        // sees it either not yet created or registered.
+        let mut live = temporaries();
+        let mut last = None;
+        for attempt in 0..100u32 {
+            let temp = sibling(path, &format!(".{}.{attempt}.tmp", std::process::id()));
+            match File::create_new(&temp) {
+                Ok(file) => {
+                    live.push(temp.clone());
+                    return Ok((
+                        file,
+                        Temporary {
+                            path: temp,
+                            kept: false,
+                        },
+                    ));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+    }
+
+    /// The file has been renamed into place: no longer a temporary.
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let mut live = temporaries();
+        if let Some(at) = live.iter().position(|p| *p == self.path) {
+            live.swap_remove(at);
+        }
+        if !self.kept {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Checks before a long run that `path` can be written, without creating it:
@@ -141,9 +374,9 @@ pub(crate) fn check_writable(path: &Path, what: &str) -> Result<(), CliError> {
             "it is a directory",
         )));
     }
-    let (file, temp) = create_temporary(&target).map_err(|e| fail(&e))?;
+    let (file, temp) = Temporary::create(&target).map_err(|e| fail(&e))?;
     drop(file);
-    let _ = fs::remove_file(temp);
+    drop(temp);
     Ok(())
 }
 
@@ -156,23 +389,49 @@ pub(crate) fn check_writable(path: &Path, what: &str) -> Result<(), CliError> {
 /// # Errors
 /// A failure naming the file (`what` says what it is, e.g. `filter`).
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8], what: &str) -> Result<(), CliError> {
+    write_whole(path, bytes, what, false)
+}
+
+/// [`write_atomically`] for a filter file other commands may rewrite at the
+/// same time: the temporary file is written first, then the lock of `path`
+/// is taken (waiting for any other writer) and held for the rename.
+///
+/// # Errors
+/// As [`write_atomically`] and [`lock`].
+pub(crate) fn replace_locked(path: &Path, bytes: &[u8], what: &str) -> Result<(), CliError> {
+    write_whole(path, bytes, what, true)
+}
+
+/// [`write_atomically`], taking the lock of `path` before the rename when
+/// `lock_for_rename`.
+fn write_whole(
+    path: &Path,
+    bytes: &[u8],
+    what: &str,
+    lock_for_rename: bool,
+) -> Result<(), CliError> {
     let target = resolve(path);
     let fail =
         |e: &io::Error| CliError::io(format_args!("cannot write {what} '{}'", path.display()), e);
-    let (mut file, temp) = create_temporary(&target).map_err(|e| fail(&e))?;
+    let (mut file, temp) = Temporary::create(&target).map_err(|e| fail(&e))?;
     let written = (|| {
         file.write_all(bytes)?;
         if let Ok(meta) = fs::metadata(&target) {
             file.set_permissions(meta.permissions())?;
         }
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temp, &target)
+        file.sync_all()
     })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(fail(&e));
-    }
+    drop(file);
+    // On any error `temp` is dropped, which removes the file.
+    written.map_err(|e| fail(&e))?;
+    let held = if lock_for_rename {
+        Some(lock(path, what)?)
+    } else {
+        None
+    };
+    fs::rename(&temp.path, &target).map_err(|e| fail(&e))?;
+    temp.keep();
+    drop(held);
     // Make the rename itself durable where a directory can be synced.
     #[cfg(unix)]
     if let Ok(dir) = File::open(directory_of(&target)) {

@@ -84,29 +84,73 @@ fn format_number(buffer: &mut [u8; 20], mut n: usize) -> &[u8] {
     &buffer[start..]
 }
 
-/// The keys of a key file: its lines, without the `\n` or `\r\n` that ends
-/// them, as raw bytes (the file need not be UTF-8); empty lines are skipped.
-pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> + '_ {
+/// The UTF-8 byte-order mark some editors put at the start of a text file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The help of `--raw-keys`, shared by every subcommand that reads keys
+/// from lines.
+pub(crate) const RAW_KEYS_HELP: &str = "Keep the bytes of each line as they are, \
+     removing only the LF that ends it. By default a UTF-8 byte-order mark at the \
+     start of the input and one CR at the end of each line (CRLF line ends, or a \
+     last line ending in CR) are dropped, so a key file saved on Windows gives the \
+     same keys. Keys given as arguments are always taken as they are";
+
+/// How the lines of a key file (or of standard input) become keys. Either
+/// way lines end at `\n`, which is not part of the key, and empty lines are
+/// skipped; the file need not be UTF-8.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum LineKeys {
+    /// Text, the default: a UTF-8 byte-order mark at the very start of the
+    /// input is dropped, and so is one `\r` at the end of each line (before
+    /// its `\n`, or at the end of a last line without one).
+    #[default]
+    Text,
+    /// Raw bytes (`--raw-keys`): only the `\n` is removed.
+    Raw,
+}
+
+impl LineKeys {
+    /// [`LineKeys::Raw`] when `raw` (the `--raw-keys` flag), else [`LineKeys::Text`].
+    pub(crate) fn from_flag(raw: bool) -> Self {
+        if raw { LineKeys::Raw } else { LineKeys::Text }
+    }
+
+    /// The key of `line` (without its `\n`); `first` says whether it is the
+    /// first line of the input, where a byte-order mark may be.
+    fn key(self, line: &[u8], first: bool) -> &[u8] {
+        match self {
+            LineKeys::Raw => line,
+            LineKeys::Text => {
+                let line = if first {
+                    line.strip_prefix(BOM).unwrap_or(line)
+                } else {
+                    line
+                };
+                line.strip_suffix(b"\r").unwrap_or(line)
+            }
+        }
+    }
+}
+
+/// The keys of a key file: its lines as `how` reads them, as raw bytes (the
+/// file need not be UTF-8); empty lines are skipped.
+pub(crate) fn lines(data: &[u8], how: LineKeys) -> impl Iterator<Item = &[u8]> + '_ {
     data.split(|&b| b == b'\n')
-        .map(strip_line_end)
+        .enumerate()
+        .map(move |(i, line)| how.key(line, i == 0))
         .filter(|line| !line.is_empty())
 }
 
-/// A line without its `\n` or `\r\n`.
-fn strip_line_end(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
 /// Calls `each` with every key: the `args` given on the command line (as
-/// their bytes; an empty argument is the empty key), or, when there is none,
-/// the lines of standard input as [`lines`] reads a file, one at a time as
-/// they arrive.
+/// their bytes, untouched; an empty argument is the empty key), or, when
+/// there is none, the lines of standard input as [`lines`] reads a file,
+/// one at a time as they arrive.
 ///
 /// # Errors
 /// A failure reading standard input, or the first error of `each`.
 pub(crate) fn for_each_key(
     args: &[OsString],
+    how: LineKeys,
     mut each: impl FnMut(&[u8]) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     if !args.is_empty() {
@@ -117,6 +161,7 @@ pub(crate) fn for_each_key(
     }
     let mut input = io::stdin().lock();
     let mut line = Vec::new();
+    let mut first = true;
     loop {
         line.clear();
         let read = input
@@ -125,7 +170,9 @@ pub(crate) fn for_each_key(
         if read == 0 {
             return Ok(());
         }
-        let key = strip_line_end(&line);
+        let without_lf = line.strip_suffix(b"\n").unwrap_or(&line);
+        let key = how.key(without_lf, first);
+        first = false;
         if !key.is_empty() {
             each(key)?;
         }
@@ -134,13 +181,17 @@ pub(crate) fn for_each_key(
 
 /// Splits the lines of a key file in two: the first half to insert, and the
 /// second half, less any line also in the first half, to query as
-/// non-members. Lines end in `\n` (a trailing `\r` is dropped); empty lines
-/// are skipped. Keys are bytes: the file need not be UTF-8.
+/// non-members. Lines are read as [`lines`] reads them with `how`; empty
+/// lines are skipped. Keys are bytes: the file need not be UTF-8.
 ///
 /// # Errors
 /// A usage error when there are fewer than two keys or no non-member is left.
-pub(crate) fn split_lines(data: &[u8], file: &str) -> Result<(KeyList, KeyList), CliError> {
-    let lines: Vec<&[u8]> = lines(data).collect();
+pub(crate) fn split_lines(
+    data: &[u8],
+    file: &str,
+    how: LineKeys,
+) -> Result<(KeyList, KeyList), CliError> {
+    let lines: Vec<&[u8]> = lines(data, how).collect();
     if lines.len() < 2 {
         return Err(CliError::usage(format!(
             "invalid --keys: '{file}' has {} non-empty lines, need at least 2 \
@@ -221,33 +272,62 @@ mod tests {
 
     #[test]
     fn lines_split_in_halves_without_overlap() {
-        let (members, others) = split_lines(b"a\r\nb\n\nc\na\nd\nb\n", "f").unwrap();
+        let (members, others) =
+            split_lines(b"a\r\nb\n\nc\na\nd\nb\n", "f", LineKeys::Text).unwrap();
         let m: Vec<&[u8]> = members.iter().collect();
         let o: Vec<&[u8]> = others.iter().collect();
         assert_eq!(m, [b"a", b"b", b"c"]);
         assert_eq!(o, [b"d"]);
-        assert!(split_lines(b"only\n", "f").is_err());
-        assert!(split_lines(b"a\na\n", "f").is_err());
+        assert!(split_lines(b"only\n", "f", LineKeys::Text).is_err());
+        assert!(split_lines(b"a\na\n", "f", LineKeys::Text).is_err());
+        // A byte-order mark does not make the first key differ from a later one.
+        assert!(split_lines(b"\xEF\xBB\xBFa\r\na\r\n", "f", LineKeys::Text).is_err());
+        assert!(split_lines(b"\xEF\xBB\xBFa\r\na\r\n", "f", LineKeys::Raw).is_ok());
     }
 
     #[test]
     fn lines_are_raw_bytes_without_line_ends() {
-        let all: Vec<&[u8]> = lines(b"a\r\n\n\xffb\nc\r\r\n\r\nlast").collect();
-        assert_eq!(all, [&b"a"[..], b"\xffb", b"c\r", b"last"]);
-        assert_eq!(lines(b"").count(), 0);
-        assert_eq!(lines(b"\n\n").count(), 0);
+        let text: Vec<&[u8]> = lines(b"a\r\n\n\xffb\nc\r\r\n\r\nlast\r", LineKeys::Text).collect();
+        assert_eq!(text, [&b"a"[..], b"\xffb", b"c\r", b"last"]);
+        let raw: Vec<&[u8]> = lines(b"a\r\n\n\xffb\nc\r\r\n\r\nlast\r", LineKeys::Raw).collect();
+        assert_eq!(raw, [&b"a\r"[..], b"\xffb", b"c\r\r", b"\r", b"last\r"]);
+        for how in [LineKeys::Text, LineKeys::Raw] {
+            assert_eq!(lines(b"", how).count(), 0);
+            assert_eq!(lines(b"\n\n", how).count(), 0);
+        }
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_dropped_unless_raw() {
+        let bom_crlf = b"\xEF\xBB\xBFalice\r\nbob\r\n\xEF\xBB\xBFcarol\r\n";
+        let text: Vec<&[u8]> = lines(bom_crlf, LineKeys::Text).collect();
+        // Only the mark at the start of the input is one; later it is data.
+        assert_eq!(text, [&b"alice"[..], b"bob", b"\xEF\xBB\xBFcarol"]);
+        let raw: Vec<&[u8]> = lines(bom_crlf, LineKeys::Raw).collect();
+        assert_eq!(
+            raw,
+            [
+                &b"\xEF\xBB\xBFalice\r"[..],
+                b"bob\r",
+                b"\xEF\xBB\xBFcarol\r"
+            ]
+        );
+        // A mark alone on the first line leaves an empty, skipped line.
+        assert_eq!(lines(b"\xEF\xBB\xBF\r\nx", LineKeys::Text).count(), 1);
+        assert_eq!(LineKeys::from_flag(true), LineKeys::Raw);
+        assert_eq!(LineKeys::from_flag(false), LineKeys::Text);
     }
 
     #[test]
     fn keys_from_arguments_keep_empty_ones() {
-        let args = [OsString::from("x"), OsString::from("")];
+        let args = [OsString::from("\u{FEFF}x\r"), OsString::from("")];
         let mut seen = Vec::new();
-        for_each_key(&args, |k| {
+        for_each_key(&args, LineKeys::Text, |k| {
             seen.push(k.to_vec());
             Ok(())
         })
         .unwrap();
-        assert_eq!(seen, [b"x".to_vec(), Vec::new()]);
+        assert_eq!(seen, [b"\xEF\xBB\xBFx\r".to_vec(), Vec::new()]);
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub(crate) struct QueryArgs {
     /// before keys that start with `-`.
     #[arg(value_name = "KEY")]
     keys: Vec<OsString>,
+
+    #[arg(long, help = keys::RAW_KEYS_HELP)]
+    raw_keys: bool,
 }
 
 /// The options of `approxset remove`.
@@ -50,15 +53,21 @@ pub(crate) struct QueryArgs {
 pub(crate) struct RemoveArgs {
     /// The filter file, of a variant that can delete (`approxset info`
     /// says); rewritten whole, or left alone on failure. Any other variant
-    /// is an error (exit code 1) and the file is not touched.
+    /// is an error (exit code 1) and the file is not touched. Concurrent
+    /// `remove` and `build` runs on one file take turns on its lock file
+    /// `.FILTER.lock` (waiting, not failing), so none loses another's update.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
-    /// Keys to remove, each one copy [default: the lines of standard input].
-    /// Only remove keys that were inserted: removing a false positive can
-    /// make the filter miss keys it holds.
+    /// Keys to remove, each one copy [default: the lines of standard input,
+    /// read in full before the filter is locked and loaded]. Only remove
+    /// keys that were inserted: removing a false positive can make the
+    /// filter miss keys it holds.
     #[arg(value_name = "KEY")]
     keys: Vec<OsString>,
+
+    #[arg(long, help = keys::RAW_KEYS_HELP)]
+    raw_keys: bool,
 }
 
 /// One key's answer to `query`.
@@ -133,41 +142,63 @@ pub(crate) fn query(args: &QueryArgs, json: bool) -> Result<(), CliError> {
     let (filter, _) = files::load_filter(&args.filter)?;
     let mut answers = Answers::new(args.keys.is_empty());
     let mut rows = Vec::new();
-    keys::for_each_key(&args.keys, |key| {
-        let present = filter.contains_bytes(key);
-        if json {
-            rows.push(QueryRow {
-                key: key_string(key),
-                present,
-            });
-            Ok(())
-        } else {
-            answers.line(key, word(present, "present", "absent"))
-        }
-    })?;
+    keys::for_each_key(
+        &args.keys,
+        keys::LineKeys::from_flag(args.raw_keys),
+        |key| {
+            let present = filter.contains_bytes(key);
+            if json {
+                rows.push(QueryRow {
+                    key: key_string(key),
+                    present,
+                });
+                Ok(())
+            } else {
+                answers.line(key, word(present, "present", "absent"))
+            }
+        },
+    )?;
     if json {
         answers.json(&rows)?;
     }
     answers.finish()
 }
 
-/// Runs `approxset remove`: removes each key, rewrites the file when
-/// anything was removed, then reports. A filter of a variant that cannot
+/// Runs `approxset remove`: reads the keys, then, holding the filter
+/// file's lock, loads it, removes each key and rewrites the file when
+/// anything was removed; then reports. A filter of a variant that cannot
 /// delete is an error (exit code 1) and the file is left alone.
 pub(crate) fn remove(args: &RemoveArgs, json: bool) -> Result<(), CliError> {
+    // Fail early on a missing or unfit file, before waiting for keys.
+    files::check_deletable(&args.filter)?;
+    // The keys come first, so that the lock is not held while standard
+    // input is typed or piped.
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    keys::for_each_key(
+        &args.keys,
+        keys::LineKeys::from_flag(args.raw_keys),
+        |key| {
+            keys.push(key.to_vec());
+            Ok(())
+        },
+    )?;
+    // Lock, load, remove, write, unlock: the file cannot change meanwhile.
+    let lock = files::lock(&args.filter, "filter")?;
     let mut filter = files::load_deletable_filter(&args.filter)?;
-    let mut rows: Vec<(Vec<u8>, bool)> = Vec::new();
-    keys::for_each_key(&args.keys, |key| {
-        let removed = filter.remove_bytes(key);
-        rows.push((key.to_vec(), removed));
-        Ok(())
-    })?;
+    let rows: Vec<(Vec<u8>, bool)> = keys
+        .into_iter()
+        .map(|key| {
+            let removed = filter.remove_bytes(&key);
+            (key, removed)
+        })
+        .collect();
     if rows.iter().any(|&(_, removed)| removed) {
         let bytes = filter.to_bytes().map_err(|e| {
             CliError::failure(format!("cannot save '{}': {e}", args.filter.display()))
         })?;
         files::write_atomically(&args.filter, &bytes, "filter")?;
     }
+    drop(lock);
     let mut answers = Answers::new(false);
     if json {
         let rows: Vec<RemoveRow> = rows

@@ -3,7 +3,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -100,6 +101,15 @@ impl Scratch {
     /// The path as a `&str` argument.
     fn arg(&self, name: &str) -> String {
         self.path(name).to_str().unwrap().to_owned()
+    }
+
+    /// The names in the directory but the lock files (`.NAME.lock`) that
+    /// commands writing a filter leave next to it, sorted.
+    fn files(&self) -> Vec<String> {
+        self.entries()
+            .into_iter()
+            .filter(|e| !(e.starts_with('.') && e.ends_with(".lock")))
+            .collect()
     }
 
     /// The names in the directory, sorted.
@@ -701,8 +711,13 @@ fn build_query_info_round_trip_for_every_variant() {
         let out = run(&["query", "--filter", &file, "apple"]);
         assert_eq!(String::from_utf8(out.stdout).unwrap(), "apple\tpresent\n");
     }
-    // Nothing but the filters: no temporary files.
-    assert_eq!(scratch.entries().len(), variants().len());
+    // Nothing but the filters and their lock files: no temporary files.
+    let mut expected: Vec<String> = variants()
+        .iter()
+        .flat_map(|v| [format!("{v}.bin"), format!(".{v}.bin.lock")])
+        .collect();
+    expected.sort();
+    assert_eq!(scratch.entries(), expected);
 }
 
 #[test]
@@ -850,10 +865,11 @@ fn remove_where_the_variant_can_delete() {
         let text = String::from_utf8(out.stdout).unwrap();
         assert_eq!(text, "apple\tremoved\n", "{variant}");
     }
-    // Only the filters: the rewrites left no temporary file.
+    // Only the filters and their lock files: the rewrites left no
+    // temporary file.
     assert!(
         scratch
-            .entries()
+            .files()
             .iter()
             .all(|e| e.ends_with(".bin") && !e.starts_with('.')),
         "{:?}",
@@ -983,7 +999,8 @@ fn build_errors_write_nothing() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read(&output).unwrap(), before);
-    assert_eq!(scratch.entries(), ["out.bin"]);
+    // The first build's lock file stays; the failed one wrote nothing.
+    assert_eq!(scratch.entries(), [".out.bin.lock", "out.bin"]);
 }
 
 #[test]
@@ -1027,7 +1044,7 @@ fn a_full_filter_writes_nothing() {
             assert!(!Path::new(&output).exists(), "{variant}: a partial file");
         }
     }
-    for name in scratch.entries() {
+    for name in scratch.files() {
         assert!(!name.starts_with('.'), "a temporary file: {name}");
     }
 }
@@ -1045,4 +1062,447 @@ fn filter_commands_show_examples() {
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains(example), "{command}: {text}");
     }
+}
+
+/// Waits at most `seconds` for `child` to exit; kills it and fails the test
+/// when it does not (a hang is a failure, never a wait forever).
+fn wait_bounded(child: &mut std::process::Child, seconds: u64, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {seconds} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Spawns the binary with piped standard streams.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_approxset"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs")
+}
+
+/// Takes, from this test, the lock that commands writing `filter` take.
+fn hold_lock(dir: &Scratch, filter: &str) -> std::fs::File {
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.path(&format!(".{filter}.lock")))
+        .unwrap();
+    lock.lock().unwrap();
+    lock
+}
+
+/// `key-0` … `key-{count − 1}`.
+fn numbered_keys(count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("key-{i}")).collect()
+}
+
+/// Builds a filter of `variant` holding `keys` into `output` (seed 7).
+fn build_keys(scratch: &Scratch, variant: &str, keys: &[String], output: &str) {
+    let input = scratch.path(&format!("{variant}-keys.txt"));
+    std::fs::write(&input, keys.join("\n")).unwrap();
+    json(&[
+        "build",
+        "--variant",
+        variant,
+        "--seed",
+        "7",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        output,
+    ]);
+}
+
+/// Keys piped to `query`: each one's answer.
+fn query_stdin(filter: &str, keys: &[String]) -> Vec<bool> {
+    let out = run_with_stdin(
+        &["query", "--filter", filter, "--json"],
+        keys.join("\n").as_bytes(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows(&doc, &["key", "present"]);
+    assert_eq!(rows.len(), keys.len());
+    rows.iter().map(|r| r["present"] == true).collect()
+}
+
+#[test]
+fn concurrent_removes_lose_no_update() {
+    // Eight `remove` runs at once on one file, each removing its own 1,000
+    // of 10,000 keys: every removal lands, and every other key stays. The
+    // keys are sent once all eight are running, so without the lock each
+    // would rewrite the file it loaded at the start, undoing the others.
+    let scratch = Scratch::new("concurrent-removes");
+    let keys = numbered_keys(10_000);
+    for variant in ["counting", "cuckoo"] {
+        let file = scratch.arg(&format!("{variant}.bin"));
+        build_keys(&scratch, variant, &keys, &file);
+        let mut children: Vec<_> = (0..8)
+            .map(|_| spawn(&["remove", "--filter", &file, "--json"]))
+            .collect();
+        let writers: Vec<_> = children
+            .iter_mut()
+            .zip(keys.chunks(1000))
+            .map(|(child, chunk)| {
+                let mut stdin = child.stdin.take().unwrap();
+                let input = chunk.join("\n");
+                std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap())
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        for (i, child) in children.into_iter().enumerate() {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{variant} remove {i}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let rows = rows(&doc, &["key", "removed"]);
+            assert_eq!(rows.len(), 1000);
+            assert!(rows.iter().all(|r| r["removed"] == true), "{variant} {i}");
+        }
+        let info = json(&["info", "--filter", &file]);
+        assert_eq!(info["items"].as_u64(), Some(2000), "{variant}: {info}");
+        let kept = &keys[8000..];
+        assert!(
+            query_stdin(&file, kept).iter().all(|&p| p),
+            "{variant}: a key that was not removed tests absent"
+        );
+    }
+    // The filters, their key files and lock files: no temporary file.
+    let temporaries: Vec<String> = scratch
+        .entries()
+        .into_iter()
+        .filter(|e| e.ends_with(".tmp"))
+        .collect();
+    assert!(temporaries.is_empty(), "{temporaries:?}");
+    assert!(scratch.entries().contains(&".counting.bin.lock".to_owned()));
+}
+
+#[test]
+fn a_remove_waits_for_the_lock_and_works_on_the_new_file() {
+    // While this test holds the lock, it replaces the filter by another, as
+    // a `build` would; a `remove` started before must wait, then remove
+    // from the new filter, keeping all of its other keys.
+    let scratch = Scratch::new("remove-waits");
+    let old_keys = numbered_keys(1000);
+    let new_keys: Vec<String> = (0..1000).map(|i| format!("new-{i}")).collect();
+    let file = scratch.arg("f.bin");
+    let next = scratch.arg("next.bin");
+    build_keys(&scratch, "counting", &old_keys, &file);
+    build_keys(&scratch, "counting", &new_keys, &next);
+    let lock = hold_lock(&scratch, "f.bin");
+    let mut args = vec!["remove", "--filter", file.as_str(), "--json"];
+    args.extend(new_keys[..10].iter().map(String::as_str));
+    let remove = spawn(&args);
+    std::fs::rename(&next, &file).unwrap();
+    drop(lock);
+    let out = remove.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        rows(&doc, &["removed"])
+            .iter()
+            .all(|r| r["removed"] == true)
+    );
+    let info = json(&["info", "--filter", &file]);
+    assert_eq!(info["items"].as_u64(), Some(990), "{info}");
+    assert!(query_stdin(&file, &new_keys[10..]).iter().all(|&p| p));
+
+    // The same with a real `build` of new keys: a `remove` waiting for its
+    // keys on standard input, then run, does not bring the old filter back.
+    build_keys(&scratch, "counting", &old_keys, &file);
+    let mut remove = spawn(&["remove", "--filter", &file]);
+    build_keys(&scratch, "counting", &new_keys, &file);
+    let mut stdin = remove.stdin.take().unwrap();
+    stdin
+        .write_all(new_keys[..10].join("\n").as_bytes())
+        .unwrap();
+    drop(stdin);
+    let out = remove.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let info = json(&["info", "--filter", &file]);
+    assert_eq!(info["items"].as_u64(), Some(990), "{info}");
+    assert!(query_stdin(&file, &new_keys[10..]).iter().all(|&p| p));
+}
+
+#[test]
+fn a_key_repeated_past_the_cuckoo_limit_is_named() {
+    let scratch = Scratch::new("cuckoo-duplicates");
+    let output = scratch.arg("out.bin");
+    let long = format!("{}-tail-that-is-not-shown", "x".repeat(40));
+    for (key, shown) in [
+        ("zq-again", "\"zq-again\"".to_owned()),
+        (long.as_str(), format!("\"{}…\"", "x".repeat(40))),
+    ] {
+        let mut input = words().join("\n");
+        for _ in 0..9 {
+            input.push('\n');
+            input.push_str(key);
+        }
+        for items in ["", "1000000"] {
+            let mut args = vec!["build", "--variant", "cuckoo", "--seed", "5"];
+            if !items.is_empty() {
+                // A larger --items does not help: the message must not say so.
+                args.extend(["--items", items]);
+            }
+            args.extend(["--input", "-", "--output", &output]);
+            let out = run_with_stdin(&args, input.as_bytes());
+            assert_fails(
+                &out,
+                1,
+                &[
+                    &format!("the key {shown} came once more after 8 copies"),
+                    "a cuckoo filter holds at most 2b = 8 copies of one key",
+                    "remove the duplicate keys (e.g. with sort -u)",
+                    "nothing was written",
+                ],
+                key,
+            );
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("--items"), "{stderr}");
+            assert!(!stderr.contains("not-shown"), "{stderr}");
+            assert!(scratch.entries().is_empty(), "{:?}", scratch.entries());
+        }
+        // Eight copies fit.
+        let eight = input.rsplit_once('\n').unwrap().0;
+        let out = run_with_stdin(
+            &[
+                "build",
+                "--variant",
+                "cuckoo",
+                "--input",
+                "-",
+                "--output",
+                &output,
+            ],
+            eight.as_bytes(),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::remove_file(&output).unwrap();
+        let _ = std::fs::remove_file(scratch.path(".out.bin.lock"));
+    }
+}
+
+#[test]
+fn a_byte_order_mark_and_crlf_do_not_become_part_of_keys() {
+    let scratch = Scratch::new("bom-crlf");
+    let input = scratch.path("keys.txt");
+    std::fs::write(&input, b"\xEF\xBB\xBFalice\r\nbob\r\ncarol\r\n\r\ndave\r").unwrap();
+    let input = input.to_str().unwrap();
+    let text = scratch.arg("text.bin");
+    let raw = scratch.arg("raw.bin");
+    let build = |output: &str, raw_keys: bool| {
+        let mut args = vec![
+            "build",
+            "--variant",
+            "classic",
+            "--fp",
+            "0.0001",
+            "--seed",
+            "3",
+            "--input",
+            input,
+            "--output",
+            output,
+        ];
+        if raw_keys {
+            args.push("--raw-keys");
+        }
+        json(&args)
+    };
+    let built = build(&text, false);
+    assert_eq!(built["items"].as_u64(), Some(4));
+    let names: Vec<String> = ["alice", "bob", "carol", "dave"].map(String::from).into();
+    assert_eq!(query(&text, &names), [true; 4]);
+    let out = run(&["query", "--filter", &text, "alice"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "alice\tpresent\n");
+    // Keys on standard input are read the same way.
+    let out = run_with_stdin(
+        &["query", "--filter", &text],
+        b"\xEF\xBB\xBFalice\r\nbob\r\n",
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "alice\tpresent\nbob\tpresent\n"
+    );
+
+    // --raw-keys keeps the bytes: the mark and every CR are in the keys.
+    let built = build(&raw, true);
+    assert_eq!(built["items"].as_u64(), Some(5), "the line \\r is a key");
+    assert_eq!(query(&raw, &names), [false; 4]);
+    let out = run_with_stdin(
+        &["query", "--filter", &raw, "--raw-keys", "--json"],
+        b"\xEF\xBB\xBFalice\r\nbob\r\ncarol\r\n\r\ndave\r",
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let present: Vec<bool> = rows(&doc, &["present"])
+        .iter()
+        .map(|r| r["present"] == true)
+        .collect();
+    assert_eq!(present, [true; 5]);
+    assert_eq!(query(&raw, &["\u{FEFF}alice\r".to_owned()]), [true]);
+    // The help says what the default does and how to keep the bytes.
+    for command in ["build", "query", "remove", "compare"] {
+        let out = run(&[command, "--help"]);
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            help.contains("--raw-keys") && help.contains("byte-order mark"),
+            "{command}: {help}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_removes_the_temporary_file() {
+    // The build writes its temporary file, then waits for the lock this
+    // test holds: a signal then must remove the temporary and exit with
+    // 128 + its number, leaving no filter.
+    let scratch = Scratch::new("signal");
+    let reference = scratch.arg("reference.bin");
+    build_words("counting", &reference);
+    let size = std::fs::metadata(&reference).unwrap().len();
+    std::fs::remove_file(&reference).unwrap();
+    let _ = std::fs::remove_file(scratch.path(".reference.bin.lock"));
+    let output = scratch.arg("out.bin");
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let lock = hold_lock(&scratch, "out.bin");
+        let mut build = spawn(&[
+            "build",
+            "--variant",
+            "counting",
+            "--seed",
+            "5",
+            "--input",
+            WORDS_FILE,
+            "--output",
+            &output,
+        ]);
+        // The whole temporary file is written: the build now waits for the lock.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let temporary = loop {
+            let written = scratch.entries().into_iter().find(|e| {
+                e.starts_with(".out.bin.")
+                    && e.ends_with(".tmp")
+                    && std::fs::metadata(scratch.path(e)).is_ok_and(|m| m.len() == size)
+            });
+            if let Some(name) = written {
+                break name;
+            }
+            if let Ok(Some(status)) = build.try_wait() {
+                panic!("SIG{signal}: the build ended ({status}) without waiting for the lock");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "SIG{signal}: no temporary file after 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let kill = Command::new("kill")
+            .args([format!("-{signal}"), build.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = wait_bounded(&mut build, 60, &format!("SIG{signal}"));
+        drop(lock);
+        assert_eq!(status.code(), Some(code), "SIG{signal}: {status}");
+        assert!(
+            !scratch.path(&temporary).exists(),
+            "{temporary} left behind"
+        );
+        assert_eq!(scratch.entries(), [".out.bin.lock"], "SIG{signal}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn rewriting_a_filter_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = Scratch::new("permissions");
+    let output = scratch.arg("f.bin");
+    build_words("counting", &output);
+    let mode = |path: &str| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    std::fs::set_permissions(&output, std::fs::Permissions::from_mode(0o640)).unwrap();
+    build_words("counting", &output);
+    assert_eq!(mode(&output), 0o640, "build");
+    std::fs::set_permissions(&output, std::fs::Permissions::from_mode(0o604)).unwrap();
+    let out = run(&["remove", "--filter", &output, "apple"]);
+    assert!(out.status.success());
+    assert_eq!(mode(&output), 0o604, "remove");
+}
+
+#[test]
+fn endless_or_oversized_filter_input_fails_at_once() {
+    // /dev/zero is not a filter: the header check stops the read after 16
+    // bytes, instead of reading (and allocating) until memory runs out.
+    if Path::new("/dev/zero").exists() {
+        for command in [
+            &["info", "--filter", "/dev/zero"][..],
+            &["query", "--filter", "/dev/zero", "apple"],
+            &["remove", "--filter", "/dev/zero", "apple"],
+        ] {
+            let mut child = spawn(command);
+            drop(child.stdin.take());
+            let status = wait_bounded(&mut child, 60, &format!("{command:?}"));
+            let out = child.wait_with_output().unwrap();
+            let out = Output { status, ..out };
+            assert_fails(
+                &out,
+                1,
+                &["/dev/zero", "not an approxset filter"],
+                command[0],
+            );
+        }
+    }
+    // A valid header announcing 2^60 bytes in a small file: truncated, and
+    // nothing near that size is allocated.
+    let scratch = Scratch::new("oversized");
+    let file = scratch.arg("huge.bin");
+    build_words("classic", &file);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[8..16].copy_from_slice(&(1u64 << 60).to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
+    let out = run(&["info", "--filter", &file]);
+    assert_fails(
+        &out,
+        1,
+        &["huge.bin", "truncated", "1152921504606846976"],
+        "2^60",
+    );
+    // A file with bytes after the filter is refused too.
+    build_words("classic", &file);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"junk");
+    std::fs::write(&file, &bytes).unwrap();
+    let out = run(&["info", "--filter", &file]);
+    assert_fails(&out, 1, &["huge.bin", "trailing bytes"], "trailing");
 }
