@@ -57,9 +57,9 @@ pub(crate) struct BuildArgs {
     #[arg(long)]
     seed: Option<u64>,
 
-    /// The keys, one per line (`-` for standard input). Each line's raw bytes
-    /// without the `\n` or `\r\n` are a key (see --raw-keys); empty lines are
-    /// skipped.
+    /// The keys, one per line (`-` for standard input), as raw bytes (the
+    /// file need not be UTF-8; --raw-keys says what is dropped); empty lines
+    /// are skipped.
     #[arg(long, value_name = "FILE")]
     input: PathBuf,
 

@@ -498,6 +498,111 @@ mod tests {
     }
 
     #[test]
+    fn a_held_lock_keeps_other_writers_out() {
+        let scratch = Scratch::new("lock");
+        let path = scratch.0.join("f.bin");
+        assert_eq!(lock_path(&path), scratch.0.join(".f.bin.lock"));
+        assert_eq!(lock_path(Path::new("f.bin")), Path::new("./.f.bin.lock"));
+        let held = lock(&path, "filter").unwrap();
+        // Another open file description of the lock file cannot lock it.
+        let other = File::open(lock_path(&path)).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(fs::TryLockError::WouldBlock)
+        ));
+        drop(held);
+        other.try_lock().unwrap();
+        other.unlock().unwrap();
+        // The lock file stays; the filter itself was never created.
+        assert_eq!(entries(&scratch.0), [".f.bin.lock"]);
+        let e = lock(&scratch.0.join("no-such-dir").join("f.bin"), "filter").unwrap_err();
+        assert!(e.to_string().starts_with("cannot lock filter"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_and_its_target_share_one_lock() {
+        let scratch = Scratch::new("lock-link");
+        let target = scratch.0.join("real.bin");
+        fs::write(&target, b"x").unwrap();
+        let link = scratch.0.join("link.bin");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert_eq!(
+            lock_path(&link).canonicalize().ok(),
+            None,
+            "not created yet"
+        );
+        let _held = lock(&link, "filter").unwrap();
+        assert_eq!(
+            lock_path(&link).canonicalize().unwrap(),
+            lock_path(&target).canonicalize().unwrap()
+        );
+    }
+
+    #[test]
+    fn temporaries_are_registered_until_renamed_or_dropped() {
+        let scratch = Scratch::new("registry");
+        let target = scratch.0.join("out.bin");
+        let registered = |p: &Path| temporaries().iter().any(|q| q == p);
+
+        // Dropped (every error path): removed and unregistered.
+        let (file, temp) = Temporary::create(&target).unwrap();
+        let path = temp.path.clone();
+        assert!(path.exists() && registered(&path));
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with(".out.bin.") && name.ends_with(".tmp"),
+            "{name}"
+        );
+        drop(file);
+        drop(temp);
+        assert!(!path.exists() && !registered(&path));
+
+        // Kept (renamed into place): unregistered, not removed.
+        let (file, temp) = Temporary::create(&target).unwrap();
+        drop(file);
+        fs::rename(&temp.path, &target).unwrap();
+        let path = temp.path.clone();
+        temp.keep();
+        assert!(!registered(&path) && target.exists());
+
+        // What the signal handler does with the registered files.
+        let (file, temp) = Temporary::create(&target).unwrap();
+        drop(file);
+        let mut live = vec![temp.path.clone(), scratch.0.join("already-gone.tmp")];
+        assert_eq!(remove_all(&mut live), 2);
+        assert!(live.is_empty() && !temp.path.exists());
+        drop(temp); // the file is gone already: nothing to do
+        assert_eq!(entries(&scratch.0), ["out.bin"]);
+    }
+
+    #[test]
+    fn a_replacement_under_the_lock_waits_for_it() {
+        let scratch = Scratch::new("replace-locked");
+        let path = scratch.0.join("f.bin");
+        let held = lock(&path, "filter").unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || replace_locked(&path, b"new", "filter").unwrap())
+        };
+        // The writer cannot rename while the lock is held: its temporary
+        // file appears, whole, and stays until the lock is released.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !entries(&scratch.0)
+            .iter()
+            .any(|e| e.ends_with(".tmp") && fs::read(scratch.0.join(e)).is_ok_and(|b| b == b"new"))
+        {
+            assert!(std::time::Instant::now() < deadline, "no temporary file");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!path.exists());
+        drop(held);
+        writer.join().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(entries(&scratch.0), [".f.bin.lock", "f.bin"]);
+    }
+
+    #[test]
     fn names_in_messages() {
         assert_eq!(describe(Path::new("-")), "standard input");
         assert_eq!(describe(Path::new("a.txt")), "'a.txt'");

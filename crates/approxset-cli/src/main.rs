@@ -10,7 +10,10 @@
 //! standard error: exit code 2 for bad usage (unknown flags, values out of
 //! range), 1 for everything else (I/O errors, memory, a damaged filter file,
 //! removing from a filter that cannot delete). Files are written whole or
-//! not at all: a failed run leaves no partial filter or plot behind.
+//! not at all: a failed or interrupted (SIGINT, SIGTERM) run leaves no
+//! partial filter, plot or temporary file behind. Commands that rewrite a
+//! filter file take turns on its lock file (`files` explains), so none
+//! loses another's update.
 
 mod build;
 mod compare;

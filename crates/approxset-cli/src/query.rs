@@ -35,7 +35,9 @@ Examples:
 /// The options of `approxset query`.
 #[derive(Debug, Args)]
 pub(crate) struct QueryArgs {
-    /// The filter file, written by `approxset build`.
+    /// The filter file, written by `approxset build`. Read without a lock:
+    /// a concurrent `build` or `remove` replaces it whole, so the old file
+    /// or the new one is read, never a mix.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
