@@ -123,7 +123,9 @@ impl Variant {
     /// ```
     ///
     /// # Errors
-    /// As [`build`](Self::build), except that memory is not allocated.
+    /// As [`build`](Self::build), except that memory is not allocated: a
+    /// size beyond the address space (or bits beyond a `u64`) is
+    /// [`Error::TooLarge`], never a clamped figure.
     pub fn design(self, expected_items: usize, fp_rate: f64) -> Result<Design> {
         use approxset_core::sizing::{
             classic_params, fp_rate_exact, fp_rate_partitioned, partitioned_params,
@@ -131,37 +133,50 @@ impl Variant {
         approxset_core::sizing::validate_fp_rate(fp_rate)?;
         approxset_core::sizing::validate_items(expected_items)?;
         let n = expected_items as u64;
-        let words = |cells: u64, per_word: u64| cells.div_ceil(per_word) * 8;
-        let (bits, bytes, hashes, expected_fp) = match self {
+        // Sizes in u128 so that nothing overflows; one that does not fit the
+        // address space (or a u64 of bits) is `TooLarge`, never clamped.
+        let words = |cells: u64, per_word: u64| u128::from(cells.div_ceil(per_word)) * 8;
+        let (bits, bytes, hashes, expected_fp): (u128, u128, u32, f64) = match self {
             Variant::Classic => {
                 let p = classic_params(expected_items, fp_rate)?;
                 let expected = fp_rate_exact(p.bits(), n, p.hashes());
-                (p.bits(), words(p.bits(), 64), p.hashes(), expected)
+                (p.bits().into(), words(p.bits(), 64), p.hashes(), expected)
             }
             Variant::Partitioned => {
                 let p = partitioned_params(expected_items, fp_rate)?;
                 let expected = fp_rate_partitioned(p.bits(), n, p.hashes());
-                (p.bits(), words(p.bits(), 64), p.hashes(), expected)
+                (p.bits().into(), words(p.bits(), 64), p.hashes(), expected)
             }
             Variant::Counting => {
                 let p = classic_params(expected_items, fp_rate)?;
                 let expected = fp_rate_exact(p.bits(), n, p.hashes());
-                (4 * p.bits(), words(p.bits(), 16), p.hashes(), expected)
+                let bits = 4 * u128::from(p.bits());
+                (bits, words(p.bits(), 16), p.hashes(), expected)
             }
             Variant::Cuckoo => {
                 let plan = CuckooFilter::plan(expected_items, fp_rate)?;
-                let bits = u64::try_from(plan.bits()).unwrap_or(u64::MAX);
-                let bytes = u64::try_from(plan.bytes()).unwrap_or(u64::MAX);
-                (bits, bytes, plan.fingerprint_bits(), plan.expected_fp())
+                (
+                    plan.bits(),
+                    plan.bytes(),
+                    plan.fingerprint_bits(),
+                    plan.expected_fp(),
+                )
             }
             Variant::Scalable => {
                 // The first stage, sized for all the items at p·(1 − r).
                 let first = fp_rate * (1.0 - approxset_bloom::DEFAULT_TIGHTENING);
                 let p = partitioned_params(expected_items, first)?;
                 let expected = fp_rate_partitioned(p.bits(), n, p.hashes());
-                (p.bits(), words(p.bits(), 64), p.hashes(), expected)
+                (p.bits().into(), words(p.bits(), 64), p.hashes(), expected)
             }
         };
+        let bytes = approxset_core::sizing::check_memory(bytes, None)? as u64;
+        // A design states its bits as a u64: a counting filter of more than
+        // 2⁶¹ bytes fits a 64-bit address space but not that figure.
+        let bits = u64::try_from(bits).map_err(|_| Error::TooLarge {
+            needed: bits.div_ceil(8),
+            limit: u128::from(u64::MAX / 8),
+        })?;
         Ok(Design {
             variant: self,
             items: expected_items,

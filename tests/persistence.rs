@@ -280,11 +280,26 @@ fn specific_errors_behind_a_valid_checksum() {
 #[test]
 fn a_header_claiming_a_huge_length_reads_safely_from_a_stream() {
     let mut bytes = sample(Variant::Classic).to_bytes().unwrap();
+    let real = bytes.len() as u64;
     bytes[8..16].copy_from_slice(&(1u64 << 60).to_le_bytes());
-    match approxset::read_from(std::io::Cursor::new(bytes)) {
-        Err(Error::Truncated { needed, .. }) => assert_eq!(needed, 1 << 60),
+    // Above the default limit: refused before the body is read.
+    match approxset::read_from(std::io::Cursor::new(&bytes)) {
+        Err(Error::TooLarge { needed, .. }) => assert_eq!(needed, 1 << 60),
         other => panic!("{other:?}"),
     }
+    // Under the limit over a short stream: truncated.
+    bytes[8..16].copy_from_slice(&(1u64 << 30).to_le_bytes());
+    match approxset::read_from(std::io::Cursor::new(&bytes)) {
+        Err(Error::Truncated { needed, available }) => {
+            assert_eq!((needed, available), (1 << 30, real));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Over a caller's limit.
+    assert!(matches!(
+        approxset::read_from_limited(std::io::Cursor::new(&bytes), real),
+        Err(Error::TooLarge { .. })
+    ));
 }
 
 #[derive(Clone, Debug)]

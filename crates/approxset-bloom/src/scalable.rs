@@ -5,7 +5,7 @@
 use std::fmt;
 use std::hash::Hash;
 
-use approxset_core::sizing::{self, validate_fp_rate, validate_items};
+use approxset_core::sizing::{self, MAX_HASHES, validate_fp_rate, validate_items};
 use approxset_core::{ApproxSet, Digest, Error, HashKey, Result};
 
 use approxset_core::format::{Reader, Writer, tag};
@@ -171,25 +171,61 @@ impl ScalableBloomFilter {
         }
     }
 
-    /// Capacity and error of stage `index`.
+    /// Capacity and error of stage `index`, or why that stage cannot exist.
     fn stage_params(&self, index: usize) -> Result<(usize, f64)> {
+        let cannot_grow = |reason: String| Error::CannotGrow {
+            stages: self.stages.len(),
+            items: self.len,
+            reason,
+        };
         let exponent = i32::try_from(index).unwrap_or(i32::MAX);
-        let capacity = (self.initial_capacity as f64 * self.growth.powi(exponent)).ceil();
-        if capacity.is_nan() || capacity >= usize::MAX as f64 {
-            return Err(Error::TooLarge {
-                needed: u128::MAX,
-                limit: self.max_bytes.map_or(isize::MAX as u128, |m| m as u128),
-            });
+        let capacity = match index {
+            // Exactly n₀, which a float might round up past usize::MAX.
+            0 => self.initial_capacity as f64,
+            _ => (self.initial_capacity as f64 * self.growth.powi(exponent)).ceil(),
+        };
+        if index > 0 && (capacity.is_nan() || capacity >= usize::MAX as f64) {
+            return Err(cannot_grow(format!(
+                "stage {} would hold more than {} items",
+                index + 1,
+                usize::MAX
+            )));
         }
         let error = self.fp_rate * (1.0 - self.tightening) * self.tightening.powi(exponent);
-        Ok((capacity as usize, error))
+        if sizing::validate_fp_rate(error).is_err() {
+            return Err(cannot_grow(format!(
+                "stage {} would need a false-positive rate of {error:.3e}",
+                index + 1
+            )));
+        }
+        let capacity = if index == 0 {
+            self.initial_capacity
+        } else {
+            capacity as usize
+        };
+        Ok((capacity, error))
     }
 
     /// The next stage, checked against the memory cap; does not add it.
     fn new_stage(&self) -> Result<PartitionedBloomFilter> {
-        let (capacity, error) = self.stage_params(self.stages.len())?;
+        let index = self.stages.len();
+        let (capacity, error) = self.stage_params(index)?;
         let used = self.memory_bytes();
-        let params = sizing::partitioned_params(capacity, error)?;
+        let params = sizing::partitioned_params(capacity, error).map_err(|e| match e {
+            // The rate is valid but too small for any filter: the chain has
+            // tightened as far as it can.
+            Error::InvalidParameter { .. } if index > 0 => Error::CannotGrow {
+                stages: index,
+                items: self.len,
+                reason: format!(
+                    "stage {} would need a false-positive rate of {error:.3e}, beyond what \
+                     {MAX_HASHES} hash functions reach (a larger growth or tightening \
+                     postpones this)",
+                    index + 1
+                ),
+            },
+            e => e,
+        })?;
         let needed = u128::from(params.bits()).div_ceil(64) * 8;
         if let Some(max) = self.max_bytes {
             if used as u128 + needed > max as u128 {
@@ -209,7 +245,12 @@ impl ScalableBloomFilter {
     ///
     /// # Errors
     /// When a new stage is needed and would pass the memory cap
-    /// ([`Error::TooLarge`]) or cannot be allocated; the filter is unchanged.
+    /// ([`Error::TooLarge`]) or cannot be allocated, and
+    /// [`Error::CannotGrow`] when the chain has tightened so far that the
+    /// next stage's rate needs more than 64 hash functions (after about 240
+    /// stages at the default growth and tightening, far past any memory;
+    /// sooner with a growth near 1 or a tiny tightening). The filter is
+    /// unchanged.
     #[inline]
     pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
         self.insert_digest(self.key.digest(item))
@@ -256,7 +297,9 @@ impl ScalableBloomFilter {
         }
         let newest = self.stages.last_mut().expect("a filter always has a stage");
         newest.insert_digest(digest);
-        self.len += 1;
+        // Cannot overflow: each item takes a bit in the newest stage's
+        // memory, and a loaded len is checked against the stages.
+        self.len = self.len.saturating_add(1);
         Ok(true)
     }
 
@@ -375,7 +418,10 @@ impl ScalableBloomFilter {
     /// parameter and stage checked.
     ///
     /// # Errors
-    /// As [`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes).
+    /// As [`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes), and
+    /// [`Error::Corrupt`] when the stages contradict the chain's parameters
+    /// (a stage's capacity or rate, a full stage before the newest, `len`
+    /// other than the stages' sum, memory over `max_bytes`).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut r = Reader::open_variant(bytes, tag::SCALABLE)?;
         let key = r.key();
@@ -410,7 +456,7 @@ impl ScalableBloomFilter {
             stages.push(PartitionedBloomFilter::read_body(&mut r, key)?);
         }
         r.finish()?;
-        Ok(ScalableBloomFilter {
+        let filter = ScalableBloomFilter {
             stages,
             key,
             initial_capacity,
@@ -419,7 +465,59 @@ impl ScalableBloomFilter {
             tightening,
             max_bytes,
             len,
-        })
+        };
+        filter.check_stages()?;
+        Ok(filter)
+    }
+
+    /// Checks a loaded chain against its parameters: stage `i` has the
+    /// capacity and error rate the chain gives it, every stage but the
+    /// newest is full, `len` is the sum of the stages' items, and the
+    /// stages fit `max_bytes`.
+    fn check_stages(&self) -> Result<()> {
+        let mut sum: usize = 0;
+        let newest = self.stages.len() - 1;
+        for (i, stage) in self.stages.iter().enumerate() {
+            let (capacity, error) = self
+                .stage_params(i)
+                .map_err(|e| Error::corrupt(format!("stage {}: {e}", i + 1)))?;
+            // Allow the last bit of rounding of another platform's powi.
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b;
+            if !close(stage.capacity() as f64, capacity as f64) || !close(stage.fp_rate(), error) {
+                return Err(Error::corrupt(format!(
+                    "stage {} holds {} items at {:e}, the chain gives it {capacity} at {error:e}",
+                    i + 1,
+                    stage.capacity(),
+                    stage.fp_rate()
+                )));
+            }
+            if i < newest && stage.len() < stage.capacity() {
+                return Err(Error::corrupt(format!(
+                    "stage {} holds {} of {} items, yet a later stage exists",
+                    i + 1,
+                    stage.len(),
+                    stage.capacity()
+                )));
+            }
+            sum = sum
+                .checked_add(stage.len())
+                .ok_or_else(|| Error::corrupt("the stages' items overflow a count"))?;
+        }
+        if sum != self.len {
+            return Err(Error::corrupt(format!(
+                "len {} is not the {sum} items of the stages",
+                self.len
+            )));
+        }
+        if let Some(max) = self.max_bytes {
+            if self.memory_bytes() > max {
+                return Err(Error::corrupt(format!(
+                    "stages take {} bytes, more than max_bytes {max}",
+                    self.memory_bytes()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Writes [`to_bytes`](Self::to_bytes) to `writer`.

@@ -51,6 +51,17 @@ pub enum Error {
         /// Items the filter holds.
         items: usize,
     },
+    /// A growing filter (the scalable Bloom filter) cannot add the stage it
+    /// needs: the stage's error rate or capacity is beyond what a filter can
+    /// be built for. Every item stored before is still present.
+    CannotGrow {
+        /// Stages the filter has.
+        stages: usize,
+        /// Items it holds.
+        items: usize,
+        /// Why the next stage cannot be built.
+        reason: String,
+    },
     /// A filter variant cannot delete items, so it cannot be built as a
     /// [`Deletable`](crate::Deletable).
     DeleteUnsupported {
@@ -158,6 +169,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::InvalidParameter { name, reason } => write!(f, "invalid {name}: {reason}"),
+            Error::TooLarge { needed, limit } if *needed == u128::MAX => write!(
+                f,
+                "filter would need more bytes than can be counted, more than the limit of {limit} bytes"
+            ),
             Error::TooLarge { needed, limit } => write!(
                 f,
                 "filter would need {needed} bytes, more than the limit of {limit} bytes"
@@ -171,6 +186,14 @@ impl fmt::Display for Error {
             Error::Full { items } => write!(
                 f,
                 "filter is full: no room for another item after {items} items"
+            ),
+            Error::CannotGrow {
+                stages,
+                items,
+                reason,
+            } => write!(
+                f,
+                "filter cannot grow further after {stages} stages and {items} items: {reason}"
             ),
             Error::DeleteUnsupported { variant } => {
                 write!(f, "the {variant} variant cannot delete items")
@@ -230,6 +253,11 @@ mod tests {
                 detail: "64 vs 128".into(),
             },
             Error::Full { items: 3 },
+            Error::CannotGrow {
+                stages: 3,
+                items: 70,
+                reason: "stage 3 would need 65 hash functions".into(),
+            },
             Error::DeleteUnsupported { variant: "classic" },
             Error::Truncated {
                 needed: 10,

@@ -450,10 +450,12 @@ pub fn read_all_limited<R: Read>(mut reader: R, max_bytes: u64) -> Result<Vec<u8
     if got < head.len() {
         // Let the envelope check explain short or foreign input (it always
         // fails on fewer than 16 bytes).
-        return Err(Reader::open(&head[..got]).err().unwrap_or(Error::Truncated {
-            needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
-            available: got as u64,
-        }));
+        return Err(Reader::open(&head[..got])
+            .err()
+            .unwrap_or(Error::Truncated {
+                needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
+                available: got as u64,
+            }));
     }
     let total = check_prefix(&head, max_bytes)?;
     // Start small and grow with what arrives: the announced length is only a
@@ -600,10 +602,7 @@ mod tests {
         ));
         assert!(matches!(
             read_all(std::io::Cursor::new(&sample()[..30])),
-            Err(Error::Truncated {
-                available: 30,
-                ..
-            })
+            Err(Error::Truncated { available: 30, .. })
         ));
     }
 
@@ -650,7 +649,8 @@ mod tests {
     #[test]
     fn announced_lengths_are_bounded() {
         // Above the default limit: refused before reading on.
-        let mut stream = counted(std::io::Cursor::new(announcing(1 << 60)).chain(std::io::repeat(0)));
+        let mut stream =
+            counted(std::io::Cursor::new(announcing(1 << 60)).chain(std::io::repeat(0)));
         let err = read_all(&mut stream).unwrap_err();
         assert!(
             matches!(err, Error::TooLarge { needed, .. } if needed == 1 << 60),

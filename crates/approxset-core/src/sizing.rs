@@ -220,14 +220,29 @@ fn hash_candidates(fp_rate: f64) -> Result<[u32; 2]> {
     Ok([lo as u32, hi as u32])
 }
 
-/// The least whole number `x ≥ 1` with `x ≥ bound`, or `TooLarge`.
-fn ceil_bits(bound: f64, scale: u64) -> Result<u64> {
-    let too_large = || Error::TooLarge {
-        needed: u128::MAX,
+/// The error for a filter of `bits` bits, more than [`MAX_BITS`].
+fn too_many_bits(bits: u128) -> Error {
+    Error::TooLarge {
+        needed: bits.div_ceil(8),
         limit: u128::from(MAX_BITS / 8),
-    };
-    if !bound.is_finite() || bound * scale as f64 > MAX_BITS as f64 {
-        return Err(too_large());
+    }
+}
+
+/// The least whole number `x ≥ 1` with `x ≥ bound`, or `TooLarge` when
+/// `x · scale` passes [`MAX_BITS`].
+fn ceil_bits(bound: f64, scale: u64) -> Result<u64> {
+    let total = bound * scale as f64;
+    if !total.is_finite() {
+        // Not reached for p in (0, 1) and n ≥ 1: the bound is at most about
+        // 64·n/ln 2. Say "more than can be counted" rather than invent one.
+        return Err(Error::TooLarge {
+            needed: u128::MAX,
+            limit: u128::from(MAX_BITS / 8),
+        });
+    }
+    if total > MAX_BITS as f64 {
+        // A float cast saturates; these sizes are far below u128::MAX.
+        return Err(too_many_bits(total.ceil() as u128));
     }
     Ok((bound.ceil() as u64).max(1))
 }
@@ -252,10 +267,9 @@ pub fn classic_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         let mut m = ceil_bits(1.0 / -t.exp_m1(), 1)?;
         // Floating-point slack: step up until the exact rate is within target.
         while fp_rate_exact(m, n, k) > fp_rate {
-            m = m.checked_add(1 + m / 1_000_000).ok_or(Error::TooLarge {
-                needed: u128::MAX,
-                limit: u128::from(MAX_BITS / 8),
-            })?;
+            m = m
+                .checked_add(1 + m / 1_000_000)
+                .ok_or_else(|| too_many_bits(u128::from(m) + 1))?;
         }
         validate_bits(m)?;
         if best.is_none_or(|b| m < b.bits) {
@@ -283,10 +297,9 @@ pub fn partitioned_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         while fp_rate_partitioned(slice * u64::from(k), n, k) > fp_rate {
             slice += 1 + slice / 1_000_000;
         }
-        let m = slice.checked_mul(u64::from(k)).ok_or(Error::TooLarge {
-            needed: u128::MAX,
-            limit: u128::from(MAX_BITS / 8),
-        })?;
+        let m = slice
+            .checked_mul(u64::from(k))
+            .ok_or_else(|| too_many_bits(u128::from(slice) * u128::from(k)))?;
         validate_bits(m)?;
         if best.is_none_or(|b| m < b.bits) {
             best = Some(BloomParams { bits: m, hashes: k });

@@ -1,0 +1,405 @@
+//! Hardening against forged input and extreme parameters: headers with a
+//! valid checksum and every numeric field pushed to its edges must either
+//! be refused or load into a filter that survives use (inserts, lookups,
+//! removes, a reload) without a panic or a false negative; sizing never
+//! overflows; a scalable filter says plainly when it cannot grow.
+//!
+//! The test profile keeps overflow checks on (debug assertions), so any
+//! unchecked arithmetic on a loaded value panics here.
+
+mod common;
+
+use approxset::format::{CHECKSUM_LEN, HEADER_LEN, checksum};
+use approxset::{ApproxSet, ApproxSetExt, Error, ScalableBloomFilter, Variant, sizing};
+use common::proptest_config;
+use proptest::prelude::*;
+
+/// A small filter of `variant` with a few items, fixed seed.
+fn sample(variant: Variant) -> Vec<u8> {
+    let n = if variant == Variant::Scalable { 8 } else { 64 };
+    let mut f = variant.builder().seed(9).build(n, 0.01).unwrap();
+    for i in 0..40u32 {
+        f.insert_bytes(format!("held-{i}").as_bytes()).unwrap();
+    }
+    f.to_bytes().unwrap()
+}
+
+/// A numeric field of the format: offset, width in bytes, and whether it
+/// holds an `f64`.
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    name: &'static str,
+    at: usize,
+    width: usize,
+    float: bool,
+}
+
+const fn int(name: &'static str, at: usize, width: usize) -> Field {
+    Field {
+        name,
+        at,
+        width,
+        float: false,
+    }
+}
+
+const fn float(name: &'static str, at: usize) -> Field {
+    Field {
+        name,
+        at,
+        width: 8,
+        float: true,
+    }
+}
+
+/// The Bloom-family body (`docs/format.md`) starting at `at`.
+fn bloom_body(at: usize) -> Vec<Field> {
+    vec![
+        int("cells", at, 8),
+        int("hashes", at + 8, 4),
+        int("reserved", at + 12, 4),
+        int("len", at + 16, 8),
+        int("capacity", at + 24, 8),
+        float("fp_rate", at + 32),
+    ]
+}
+
+/// Every numeric field of a saved `variant` (for the scalable filter, the
+/// header and the first two stages' bodies).
+fn fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
+    let h = HEADER_LEN;
+    match variant {
+        Variant::Classic | Variant::Partitioned | Variant::Counting => bloom_body(h),
+        Variant::Cuckoo => vec![
+            int("fingerprint bits", h, 4),
+            int("reserved", h + 4, 4),
+            int("buckets", h + 8, 8),
+            int("len", h + 16, 8),
+            int("capacity", h + 24, 8),
+            float("fp_rate", h + 32),
+            int("stash fingerprint", h + 40, 8),
+            int("stash bucket", h + 48, 8),
+            int("kick generator", h + 56, 8),
+        ],
+        Variant::Scalable => {
+            let mut out = vec![
+                int("initial capacity", h, 8),
+                float("fp_rate", h + 8),
+                float("growth", h + 16),
+                float("tightening", h + 24),
+                int("max_bytes", h + 32, 8),
+                int("len", h + 40, 8),
+                int("stage count", h + 48, 8),
+            ];
+            let first = h + 56;
+            out.extend(bloom_body(first));
+            let cells = u64::from_le_bytes(bytes[first..first + 8].try_into().unwrap());
+            let second = first + 40 + cells.div_ceil(64) as usize * 8;
+            out.extend(bloom_body(second));
+            out
+        }
+        _ => unreachable!("a variant this test does not know"),
+    }
+}
+
+/// SplitMix64, for the random field values.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The values each field takes in turn, as raw little-endian bits.
+fn values(field: Field, original: u64, rng: &mut u64) -> Vec<u64> {
+    let max = if field.width == 8 {
+        u64::MAX
+    } else {
+        u64::from(u32::MAX)
+    };
+    let mut out = vec![0, 1, 2, max, max - 1];
+    for _ in 0..6 {
+        out.push(next(rng) & max);
+    }
+    // Near the original: off by one either way, doubled, halved.
+    out.extend([
+        original.wrapping_add(1) & max,
+        original.wrapping_sub(1) & max,
+        (original << 1) & max,
+        original >> 1,
+    ]);
+    if field.float {
+        for v in [
+            0.0,
+            -0.0,
+            1.0,
+            2.0,
+            -1.0,
+            0.5,
+            1e-300,
+            5e-324,
+            1.0 - f64::EPSILON,
+            1.0 + f64::EPSILON,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ] {
+            out.push(v.to_bits());
+        }
+        let f = f64::from_bits(original);
+        out.extend([(f * 1.000_001).to_bits(), (f / 3.0).to_bits()]);
+    }
+    out
+}
+
+/// `bytes` with `field` set to `value` and the checksum made valid again.
+fn forge(bytes: &[u8], field: Field, value: u64) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    out[field.at..field.at + field.width].copy_from_slice(&value.to_le_bytes()[..field.width]);
+    let body = out.len() - CHECKSUM_LEN;
+    let sum = checksum(&out[..body]);
+    out[body..].copy_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Inserts 1,000 fresh keys into `f` and checks every accepted one tests
+/// present; returns them.
+fn fill<F: ApproxSet + ?Sized>(f: &mut F, what: &str) -> Vec<Vec<u8>> {
+    let mut held = Vec::new();
+    for i in 0..1_000u32 {
+        let key = format!("forged-{i}").into_bytes();
+        if f.insert_bytes(&key).is_ok() {
+            held.push(key);
+        }
+    }
+    for k in &held {
+        assert!(f.contains_bytes(k), "{what}: false negative after insert");
+    }
+    let _ = (
+        f.len(),
+        f.estimated_fp_rate(),
+        f.memory_bytes(),
+        f.capacity(),
+    );
+    held
+}
+
+/// Saves `f`, reloads it, and checks `held` still tests present.
+fn reload<F: ApproxSet + ?Sized>(f: &F, held: &[Vec<u8>], what: &str) {
+    let saved = f
+        .to_bytes()
+        .unwrap_or_else(|e| panic!("{what}: a loaded filter does not save: {e}"));
+    let again = approxset::load(&saved)
+        .unwrap_or_else(|e| panic!("{what}: a saved filter does not reload: {e}"));
+    for k in held {
+        assert!(
+            again.contains_bytes(k),
+            "{what}: false negative after reload"
+        );
+    }
+}
+
+/// Uses a loaded filter hard: 1,000 inserts, lookups of everything
+/// inserted, removes of half (where it can delete), a reload; panics on a
+/// false negative.
+fn exercise(bytes: &[u8], what: &str) {
+    if let Ok(mut f) = approxset::load_deletable(bytes) {
+        let held = fill(&mut *f, what);
+        // Remove every other key; the rest must stay.
+        for k in held.iter().step_by(2) {
+            let _ = f.remove_bytes(k);
+        }
+        let kept: Vec<Vec<u8>> = held.into_iter().skip(1).step_by(2).collect();
+        for k in &kept {
+            assert!(f.contains_bytes(k), "{what}: false negative after remove");
+        }
+        let _ = (f.len(), f.estimated_fp_rate());
+        reload(&*f, &kept, what);
+    } else if let Ok(mut f) = approxset::load(bytes) {
+        let held = fill(&mut *f, what);
+        reload(&*f, &held, what);
+    }
+}
+
+#[test]
+fn forged_fields_load_cleanly_or_not_at_all() {
+    let mut rng = 0xF0F0_1234;
+    let mut loaded = 0;
+    let mut refused = 0;
+    for &variant in Variant::ALL {
+        let bytes = sample(variant);
+        for field in fields(variant, &bytes) {
+            let mut raw = [0u8; 8];
+            raw[..field.width].copy_from_slice(&bytes[field.at..field.at + field.width]);
+            let original = u64::from_le_bytes(raw);
+            for value in values(field, original, &mut rng) {
+                let forged = forge(&bytes, field, value);
+                let what = format!("{variant} {} = {value:#x}", field.name);
+                match approxset::load(&forged) {
+                    Ok(_) => loaded += 1,
+                    Err(e) => {
+                        assert!(
+                            matches!(e, Error::Corrupt { .. } | Error::TooLarge { .. }),
+                            "{what}: {e}"
+                        );
+                        refused += 1;
+                    }
+                }
+                exercise(&forged, &what);
+            }
+        }
+    }
+    // Both outcomes occur: the forgeries reach the checks and past them.
+    assert!(
+        loaded > 50 && refused > 50,
+        "{loaded} loaded, {refused} refused"
+    );
+}
+
+#[test]
+fn a_scalable_len_must_match_its_stages() {
+    let bytes = sample(Variant::Scalable);
+    let len_field = fields(Variant::Scalable, &bytes)[5];
+    assert_eq!(len_field.name, "len");
+    for value in [u64::MAX, u64::MAX - 1, 0, 39, 41] {
+        let err = approxset::load(&forge(&bytes, len_field, value)).unwrap_err();
+        assert!(matches!(err, Error::Corrupt { .. }), "{value}: {err}");
+    }
+    assert!(approxset::load(&forge(&bytes, len_field, 40)).is_ok());
+}
+
+/// The least number of cells that meets `p` by `rate` at `k` hashes is
+/// within 1 % of `cells`: `cells` meets it and 1 % fewer would not.
+fn least_within_one_percent(cells: u64, rate: impl Fn(u64) -> f64, p: f64) -> bool {
+    let fewer = (cells as f64 * 0.99).floor() as u64;
+    rate(cells) <= p * (1.0 + 1e-9) && (fewer == cells || rate(fewer) > p)
+}
+
+proptest! {
+    #![proptest_config(proptest_config(2_000))]
+
+    /// Every variant's design for any (n, p) is either `TooLarge` or a size
+    /// that meets the variant's own formula with less than 1 % to spare.
+    #[test]
+    fn design_is_exact_or_too_large(log_n in 0.0f64..63.0, log_p in 1.0f64..12.0) {
+        let n = (2f64.powf(log_n) as u64).max(1) as usize;
+        let p = 10f64.powf(-log_p).min(0.5);
+        for &variant in Variant::ALL {
+            let design = match variant.design(n, p) {
+                Err(Error::TooLarge { needed, limit }) => {
+                    prop_assert!(
+                        needed > limit && needed < u128::MAX,
+                        "{variant} {n} {p}: {needed} {limit}"
+                    );
+                    continue;
+                }
+                Err(Error::InvalidParameter { .. }) if variant == Variant::Cuckoo => {
+                    // Below the cuckoo filter's least rate.
+                    prop_assert!(p < 1.3e-4);
+                    continue;
+                }
+                Err(e) => return Err(TestCaseError::fail(format!("{variant} {n} {p}: {e}"))),
+                Ok(d) => d,
+            };
+            prop_assert!(design.bytes() <= isize::MAX as u64);
+            prop_assert!(design.bytes() * 8 >= design.bits());
+            let k = design.hashes();
+            let nn = n as u64;
+            let ok = match variant {
+                Variant::Classic => least_within_one_percent(
+                    design.bits(), |m| sizing::fp_rate_exact(m, nn, k), p),
+                Variant::Counting => design.bits() % 4 == 0 && least_within_one_percent(
+                    design.bits() / 4, |m| sizing::fp_rate_exact(m, nn, k), p),
+                Variant::Partitioned => least_within_one_percent(
+                    design.bits(), |m| sizing::fp_rate_partitioned(m - m % u64::from(k), nn, k), p),
+                Variant::Scalable => least_within_one_percent(
+                    design.bits(),
+                    |m| sizing::fp_rate_partitioned(m - m % u64::from(k), nn, k),
+                    p * (1.0 - 0.85)), // the default tightening r = 0.85
+                Variant::Cuckoo => {
+                    // f-bit fingerprints at a load of at most 94 % (up to 9
+                    // items fill the two smallest buckets and the stash): at
+                    // least f / 0.94 bits per key, within 1 % of it for large n.
+                    let per_key = design.bits_per_key();
+                    let bound = f64::from(k) / 0.94;
+                    (n <= 9 || per_key >= bound * (1.0 - 1e-9)) && (n < 100_000 || per_key <= bound * 1.01)
+                }
+                _ => true,
+            };
+            prop_assert!(ok, "{variant}: n = {n}, p = {p}: {} bits, k = {k}", design.bits());
+        }
+    }
+}
+
+#[test]
+fn counting_design_that_overflowed() {
+    // 4 · bits passed u64 here before: a debug panic, a wrong figure in release.
+    let err = Variant::Counting
+        .design(500_000_000_000_000_000, 0.01)
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { needed, .. } if needed < u128::MAX),
+        "{err}"
+    );
+    assert!(!err.to_string().contains(&u128::MAX.to_string()), "{err}");
+    for &variant in Variant::ALL {
+        if let Err(e) = variant.design(usize::MAX, 1e-4) {
+            assert!(!e.to_string().contains(&u128::MAX.to_string()), "{e}");
+            assert!(!e.to_string().contains(&u64::MAX.to_string()), "{e}");
+        }
+    }
+}
+
+/// Fills `f` until an insert fails; returns the error and the items in.
+fn fill_until_error(f: &mut ScalableBloomFilter, cap: u32) -> Option<(Error, u32)> {
+    for i in 0..cap {
+        if let Err(e) = f.insert(&i) {
+            for j in 0..i {
+                assert!(f.contains(&j), "false negative at {j}");
+            }
+            return Some((e, i));
+        }
+    }
+    None
+}
+
+#[test]
+fn a_scalable_filter_that_cannot_grow_says_so() {
+    // Tightening 1e-10 makes the third stage's rate unreachable at once.
+    let mut f = ScalableBloomFilter::with_fp_rate(0.01)
+        .tightening(1e-10)
+        .seed(1)
+        .initial_capacity(10)
+        .unwrap();
+    let (err, items) = fill_until_error(&mut f, 1_000).expect("it stops growing");
+    match &err {
+        Error::CannotGrow {
+            stages,
+            items: held,
+            ..
+        } => {
+            assert_eq!(*stages, f.stages().len());
+            assert_eq!(*held, f.len());
+            assert!(*held <= items as usize);
+        }
+        e => panic!("{e}"),
+    }
+    let message = err.to_string();
+    assert!(message.contains("cannot grow"), "{message}");
+    // A refused insert changes nothing, and the error repeats.
+    let before = f.clone();
+    assert!(matches!(f.insert(&u32::MAX), Err(Error::CannotGrow { .. })));
+    assert_eq!(f, before);
+
+    // Growth 1.01 reaches the 64-hash limit after a few hundred stages.
+    let mut f = ScalableBloomFilter::with_fp_rate(0.01)
+        .growth(1.01)
+        .seed(1)
+        .initial_capacity(100)
+        .unwrap();
+    let (err, _) = fill_until_error(&mut f, 1_000_000).expect("it stops growing");
+    assert!(matches!(err, Error::CannotGrow { .. }), "{err}");
+}
