@@ -195,17 +195,7 @@ impl<'a> Reader<'a> {
                 available,
             });
         }
-        let magic: [u8; 4] = bytes[..4].try_into().expect("4 bytes");
-        if magic != MAGIC {
-            return Err(Error::BadMagic { found: magic });
-        }
-        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-        if version > VERSION || version == 0 {
-            return Err(Error::UnsupportedVersion {
-                found: version,
-                supported: VERSION,
-            });
-        }
+        check_magic_and_version(bytes)?;
         if bytes.len() < 16 {
             return Err(Error::Truncated {
                 needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
@@ -377,21 +367,27 @@ pub const DEFAULT_READ_LIMIT: u64 = 1 << 40;
 /// magic, version, variant tag, flags and the total length.
 const PREFIX_LEN: usize = 16;
 
-/// Checks the first 16 bytes of a serialized filter (magic, version, flags,
-/// variant tag and the announced total length against `max_bytes`) and
-/// returns the announced total length.
-fn check_prefix(head: &[u8; PREFIX_LEN], max_bytes: u64) -> Result<u64> {
-    let magic: [u8; 4] = head[..4].try_into().expect("4 bytes");
+/// Checks the magic and the version in the first 8 bytes of `bytes`.
+fn check_magic_and_version(bytes: &[u8]) -> Result<()> {
+    let magic: [u8; 4] = bytes[..4].try_into().expect("4 bytes");
     if magic != MAGIC {
         return Err(Error::BadMagic { found: magic });
     }
-    let version = u16::from_le_bytes([head[4], head[5]]);
+    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
     if version > VERSION || version == 0 {
         return Err(Error::UnsupportedVersion {
             found: version,
             supported: VERSION,
         });
     }
+    Ok(())
+}
+
+/// Checks the first 16 bytes of a serialized filter (magic, version, flags,
+/// variant tag and the announced total length against `max_bytes`) and
+/// returns the announced total length.
+fn check_prefix(head: &[u8; PREFIX_LEN], max_bytes: u64) -> Result<u64> {
+    check_magic_and_version(head)?;
     if head[7] != 0 {
         return Err(Error::corrupt(format!("unknown flags {:#04x}", head[7])));
     }
