@@ -54,7 +54,7 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     keys: Option<PathBuf>,
 
-    #[arg(long, requires = "keys", help = keys::RAW_KEYS_HELP)]
+    #[arg(long, requires = "keys", conflicts_with_all = ["items", "queries"], help = keys::RAW_KEYS_HELP)]
     raw_keys: bool,
 
     /// Seed of the random keys and of the filters' hash keys.

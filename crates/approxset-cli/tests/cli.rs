@@ -1370,6 +1370,9 @@ fn a_byte_order_mark_and_crlf_do_not_become_part_of_keys() {
         .collect();
     assert_eq!(present, [true; 5]);
     assert_eq!(query(&raw, &["\u{FEFF}alice\r".to_owned()]), [true]);
+    // compare takes it only with the keys of a file.
+    let out = run(&["compare", "--raw-keys", "--items", "10"]);
+    assert_fails(&out, 2, &["--raw-keys"], "compare --raw-keys --items");
     // The help says what the default does and how to keep the bytes.
     for command in ["build", "query", "remove", "compare"] {
         let out = run(&[command, "--help"]);
