@@ -14,7 +14,7 @@ use approxset_core::{Error, Result};
 /// the words, not a copy and a population count (a third of the load time
 /// of a 10⁸-bit filter), and a filter that is only queried never pays it.
 #[derive(Clone)]
-pub(crate) struct BitVec {
+pub struct BitVec {
     words: Vec<u64>,
     len: u64,
     ones: OnceLock<u64>,
@@ -28,6 +28,14 @@ impl PartialEq for BitVec {
 }
 
 impl Eq for BitVec {}
+
+impl std::fmt::Debug for BitVec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BitVec")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
 
 impl BitVec {
     /// `len` zero bits, or an error when they would pass `max_bytes`, the

@@ -1,5 +1,6 @@
-//! The Bloom filter shared by both layouts: bits, `k`, the hash key and the
-//! bookkeeping, generic over the [`Layout`] that places positions.
+//! The Bloom filter core shared by the classic, partitioned and counting
+//! filters: cells, `k`, the hash key and the bookkeeping, generic over the
+//! [`Layout`] that places positions and the [`Cells`] that store them.
 
 use std::fmt;
 use std::hash::Hash;
@@ -12,18 +13,20 @@ use approxset_core::format::{Reader, Writer};
 
 use crate::bits::BitVec;
 use crate::builder::{Buildable, Builder, FpRate, NumBits};
+use crate::cells::Cells;
 use crate::layout::{Layout, all_probes};
 use crate::persist::CellParams;
 
-/// A Bloom filter with layout `L`: use the aliases
-/// [`BloomFilter`](crate::BloomFilter) (classic) and
-/// [`PartitionedBloomFilter`](crate::PartitionedBloomFilter).
+/// A Bloom filter with layout `L` over cells `C`: use the aliases
+/// [`BloomFilter`](crate::BloomFilter) (classic),
+/// [`PartitionedBloomFilter`](crate::PartitionedBloomFilter) and
+/// [`CountingBloomFilter`](crate::CountingBloomFilter) (4-bit counters).
 ///
 /// It never forgets: once inserted, an item is found until
-/// [`clear`](Self::clear). Items cannot be removed; see the counting filter
-/// for that.
-pub struct Bloom<L: Layout> {
-    bits: BitVec,
+/// [`clear`](Self::clear) (or, for the counting filter, until it is
+/// removed as often as it was inserted).
+pub struct Bloom<L: Layout, C: Cells<L> = BitVec> {
+    cells: C,
     hashes: u32,
     key: HashKey,
     len: usize,
@@ -32,7 +35,7 @@ pub struct Bloom<L: Layout> {
     layout: PhantomData<L>,
 }
 
-impl<L: Layout> Bloom<L> {
+impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// A filter for `expected_items` items at false-positive rate `fp_rate`,
     /// with a random hash key. Shorthand for
     /// `with_fp_rate(fp_rate).expected_items(expected_items)`.
@@ -49,10 +52,10 @@ impl<L: Layout> Bloom<L> {
         Builder::fp_rate(fp_rate)
     }
 
-    /// Starts a builder for a filter of `bits` bits; finish with
-    /// [`Builder::hashes`].
-    pub fn with_num_bits(bits: u64) -> Builder<Self, NumBits> {
-        Builder::num_bits(bits)
+    /// Starts a builder for a filter of `cells` bits (or counters); finish
+    /// with [`Builder::hashes`].
+    pub fn with_num_bits(cells: u64) -> Builder<Self, NumBits> {
+        Builder::num_bits(cells)
     }
 
     /// Inserts `item`; returns `true` when it was certainly new (a bit
@@ -85,8 +88,8 @@ impl<L: Layout> Bloom<L> {
     #[inline]
     pub fn insert_digest(&mut self, digest: Digest) -> bool {
         let mut changed = false;
-        for pos in L::positions(self.bits.len(), self.hashes, digest) {
-            changed |= self.bits.set(pos);
+        for pos in self.positions(digest) {
+            changed |= self.cells.add(pos);
         }
         self.len = self.len.saturating_add(1);
         changed
@@ -95,14 +98,23 @@ impl<L: Layout> Bloom<L> {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        all_probes(L::positions(self.bits.len(), self.hashes, digest), |pos| {
-            self.bits.get(pos)
-        })
+        all_probes(self.positions(digest), |pos| self.cells.is_set(pos))
     }
 
-    /// The number of bits `m`.
-    pub fn bits(&self) -> u64 {
-        self.bits.len()
+    /// The `k` cell positions of `digest`.
+    #[inline]
+    pub(crate) fn positions(&self, digest: Digest) -> impl Iterator<Item = u64> + use<L, C> {
+        L::positions(self.cells.cell_count(), self.hashes, digest)
+    }
+
+    /// The cell storage.
+    pub(crate) fn cells(&self) -> &C {
+        &self.cells
+    }
+
+    /// The cell storage, mutably; the caller keeps `len` in step.
+    pub(crate) fn cells_and_len_mut(&mut self) -> (&mut C, &mut usize) {
+        (&mut self.cells, &mut self.len)
     }
 
     /// The number of hash functions `k`.
@@ -115,18 +127,15 @@ impl<L: Layout> Bloom<L> {
         self.key
     }
 
-    /// The number of bits set, `X`.
-    pub fn count_ones(&self) -> u64 {
-        self.bits.count_ones()
-    }
-
-    /// The fraction of bits set, `X / m` (½ at the optimum).
+    /// The fraction of cells set (bits set, counters above zero), `X / m`:
+    /// ½ at the optimum.
     pub fn fill_ratio(&self) -> f64 {
-        self.bits.count_ones() as f64 / self.bits.len() as f64
+        self.cells.nonzero() as f64 / self.cells.cell_count() as f64
     }
 
-    /// Items inserted (see [`ApproxSet::len`]): every insert counts, as a
-    /// Bloom filter cannot tell a repeat from a new item. After a
+    /// Items inserted (less items removed, for the counting filter; see
+    /// [`ApproxSet::len`]): every insert counts, as a Bloom filter cannot
+    /// tell a repeat from a new item. After a
     /// [`union`](Self::union) it is the sum of both counts and after an
     /// [`intersect`](Self::intersect) the smaller one; for the number of
     /// distinct items use [`estimated_items`](Self::estimated_items).
@@ -157,19 +166,32 @@ impl<L: Layout> Bloom<L> {
     /// The number of distinct items estimated from the fill (Swamidass and
     /// Baldi): −(m/k)·ln(1 − X/m). Infinite when every bit is set.
     pub fn estimated_items(&self) -> f64 {
-        let m = self.bits.len() as f64;
+        let m = self.cells.cell_count() as f64;
         -(m / f64::from(self.hashes)) * (-self.fill_ratio()).ln_1p()
     }
 
-    /// Bytes of bit storage.
+    /// Bytes of cell storage.
     pub fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
+        self.cells.memory_bytes()
     }
 
     /// Removes every item, keeping the size and the key.
     pub fn clear(&mut self) {
-        self.bits.clear();
+        self.cells.clear();
         self.len = 0;
+    }
+}
+
+/// Bit-specific methods: the bit count and combining filters.
+impl<L: Layout> Bloom<L> {
+    /// The number of bits `m`.
+    pub fn bits(&self) -> u64 {
+        self.cells.len()
+    }
+
+    /// The number of bits set, `X`.
+    pub fn count_ones(&self) -> u64 {
+        self.cells.count_ones()
     }
 
     /// Checks that `other` has the same bits, hashes and key, so that the
@@ -178,10 +200,10 @@ impl<L: Layout> Bloom<L> {
     /// # Errors
     /// [`Error::Incompatible`] naming the first parameter that differs.
     pub fn check_compatible(&self, other: &Self) -> Result<()> {
-        if self.bits.len() != other.bits.len() {
+        if self.cells.len() != other.cells.len() {
             return Err(Error::Incompatible {
                 parameter: "bits",
-                detail: format!("{} vs {}", self.bits.len(), other.bits.len()),
+                detail: format!("{} vs {}", self.cells.len(), other.cells.len()),
             });
         }
         if self.hashes != other.hashes {
@@ -208,7 +230,7 @@ impl<L: Layout> Bloom<L> {
     /// the filter is left unchanged.
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_compatible(other)?;
-        self.bits.union_with(&other.bits);
+        self.cells.union_with(&other.cells);
         self.len = self.len.saturating_add(other.len);
         Ok(())
     }
@@ -222,18 +244,18 @@ impl<L: Layout> Bloom<L> {
     /// the filter is left unchanged.
     pub fn intersect(&mut self, other: &Self) -> Result<()> {
         self.check_compatible(other)?;
-        self.bits.intersect_with(&other.bits);
+        self.cells.intersect_with(&other.cells);
         self.len = self.len.min(other.len);
         Ok(())
     }
 }
 
 /// Persistence in the binary format of `approxset_core::format`.
-impl<L: Layout> Bloom<L> {
+impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The filter in the versioned binary format (see `docs/format.md`):
     /// the same bytes on every platform.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(L::TAG, self.key, self.bits.memory_bytes() + 40);
+        let mut w = Writer::new(C::TAG, self.key, self.cells.memory_bytes() + 40);
         self.write_body(&mut w);
         w.finish()
     }
@@ -247,7 +269,7 @@ impl<L: Layout> Bloom<L> {
     /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`,
     /// `WrongVariant`) and [`Error::Corrupt`] for inconsistent parameters.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::open_variant(bytes, L::TAG)?;
+        let mut r = Reader::open_variant(bytes, C::TAG)?;
         let key = r.key();
         let filter = Self::read_body(&mut r, key)?;
         r.finish()?;
@@ -273,27 +295,29 @@ impl<L: Layout> Bloom<L> {
 
     pub(crate) fn write_body(&self, w: &mut Writer) {
         CellParams {
-            cells: self.bits.len(),
+            cells: self.cells.cell_count(),
             hashes: self.hashes,
             len: self.len,
             capacity: self.capacity,
             fp_rate: self.fp_rate,
         }
         .write(w);
-        w.words(self.bits.words());
+        w.words(self.cells.words());
     }
 
     pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
-        let p = CellParams::read(r, "bits")?;
+        let p = CellParams::read(r, C::WHAT)?;
         if L::round_bits(p.cells, p.hashes) != p.cells {
             return Err(Error::corrupt(format!(
-                "{} bits do not split into {} slices",
-                p.cells, p.hashes
+                "{} {} do not split into {} slices",
+                p.cells,
+                C::WHAT,
+                p.hashes
             )));
         }
-        let words = r.words(p.cells.div_ceil(64), "bits")?;
+        let words = r.words(p.cells.div_ceil(C::PER_WORD), C::WHAT)?;
         Ok(Bloom {
-            bits: BitVec::from_words(words, p.cells)?,
+            cells: C::from_words(words, p.cells)?,
             hashes: p.hashes,
             key,
             len: p.len,
@@ -304,8 +328,8 @@ impl<L: Layout> Bloom<L> {
     }
 }
 
-impl<L: Layout> Buildable for Bloom<L> {
-    const NAME: &'static str = L::NAME;
+impl<L: Layout, C: Cells<L>> Buildable for Bloom<L, C> {
+    const NAME: &'static str = C::NAME;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         L::params(items, fp_rate)
@@ -327,7 +351,7 @@ impl<L: Layout> Buildable for Bloom<L> {
         max_bytes: Option<usize>,
     ) -> Result<Self> {
         Ok(Bloom {
-            bits: BitVec::zeros(params.bits(), max_bytes)?,
+            cells: C::zeros(params.bits(), max_bytes)?,
             hashes: params.hashes(),
             key,
             len: 0,
@@ -338,10 +362,10 @@ impl<L: Layout> Buildable for Bloom<L> {
     }
 }
 
-impl<L: Layout> Clone for Bloom<L> {
+impl<L: Layout, C: Cells<L>> Clone for Bloom<L, C> {
     fn clone(&self) -> Self {
         Bloom {
-            bits: self.bits.clone(),
+            cells: self.cells.clone(),
             hashes: self.hashes,
             key: self.key,
             len: self.len,
@@ -352,9 +376,9 @@ impl<L: Layout> Clone for Bloom<L> {
     }
 }
 
-impl<L: Layout> PartialEq for Bloom<L> {
+impl<L: Layout, C: Cells<L>> PartialEq for Bloom<L, C> {
     fn eq(&self, other: &Self) -> bool {
-        self.bits == other.bits
+        self.cells == other.cells
             && self.hashes == other.hashes
             && self.key == other.key
             && self.len == other.len
@@ -363,13 +387,13 @@ impl<L: Layout> PartialEq for Bloom<L> {
     }
 }
 
-impl<L: Layout> fmt::Debug for Bloom<L> {
+impl<L: Layout, C: Cells<L>> fmt::Debug for Bloom<L, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Bloom")
-            .field("layout", &L::NAME)
-            .field("bits", &self.bits.len())
+            .field("variant", &C::NAME)
+            .field(C::WHAT, &self.cells.cell_count())
             .field("hashes", &self.hashes)
-            .field("ones", &self.bits.count_ones())
+            .field("nonzero", &self.cells.nonzero())
             .field("len", &self.len)
             .field("capacity", &self.capacity)
             .field("fp_rate", &self.fp_rate)
@@ -377,7 +401,7 @@ impl<L: Layout> fmt::Debug for Bloom<L> {
     }
 }
 
-impl<L: Layout, T: Hash> Extend<T> for Bloom<L> {
+impl<L: Layout, C: Cells<L>, T: Hash> Extend<T> for Bloom<L, C> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         for item in iter {
             self.insert(&item);
@@ -385,7 +409,7 @@ impl<L: Layout, T: Hash> Extend<T> for Bloom<L> {
     }
 }
 
-impl<L: Layout> ApproxSet for Bloom<L> {
+impl<L: Layout, C: Cells<L>> ApproxSet for Bloom<L, C> {
     #[inline]
     fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
         Ok(Bloom::insert_digest(self, digest))
@@ -417,7 +441,7 @@ impl<L: Layout> ApproxSet for Bloom<L> {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.bits.memory_bytes()
+        self.cells.memory_bytes()
     }
 
     fn clear(&mut self) {
@@ -425,7 +449,7 @@ impl<L: Layout> ApproxSet for Bloom<L> {
     }
 
     fn variant(&self) -> &'static str {
-        L::NAME
+        C::NAME
     }
 
     fn to_bytes(&self) -> Result<Vec<u8>> {

@@ -55,8 +55,7 @@ pub trait Buildable: sealed::Sealed + Sized {
     ) -> Result<Self>;
 }
 
-impl<L: crate::Layout> sealed::Sealed for crate::Bloom<L> {}
-impl sealed::Sealed for crate::CountingBloomFilter {}
+impl<L: crate::Layout, C: crate::cells::Cells<L>> sealed::Sealed for crate::Bloom<L, C> {}
 
 /// Sizing by a target false-positive rate; finish with
 /// [`expected_items`](Builder::expected_items).

@@ -10,11 +10,21 @@ pub(crate) const SATURATED: u8 = 15;
 /// `len` 4-bit counters in `u64` words, with running counts of non-zero and
 /// saturated counters.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Counters {
+pub struct Counters {
     words: Vec<u64>,
     len: u64,
     nonzero: u64,
     saturated: u64,
+}
+
+impl std::fmt::Debug for Counters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counters")
+            .field("len", &self.len)
+            .field("nonzero", &self.nonzero)
+            .field("saturated", &self.saturated)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Counters {

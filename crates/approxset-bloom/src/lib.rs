@@ -3,10 +3,10 @@
 //! with deletion) and the [`ScalableBloomFilter`] (grows without passing its
 //! target rate).
 //!
-//! The classic and partitioned filters are one generic [`Bloom`] over the
-//! bit storage they share, differing only in their position [`Layout`]; the
-//! counting filter uses the classic layout over 4-bit counters; the scalable
-//! filter chains partitioned stages. All implement
+//! The classic, partitioned and counting filters are one generic [`Bloom`]
+//! core: a position [`Layout`] (classic or partitioned) over [`cells`]
+//! (bits, or 4-bit counters for the counting filter); the scalable filter
+//! chains partitioned stages. All implement
 //! [`ApproxSet`](approxset_core::ApproxSet). Their inherent `insert` returns
 //! a plain `bool` where inserting cannot fail.
 #![deny(missing_docs)]
@@ -15,6 +15,7 @@
 mod bits;
 mod bloom;
 pub mod builder;
+pub mod cells;
 mod classic;
 mod counters;
 mod counting;

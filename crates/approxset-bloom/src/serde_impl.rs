@@ -5,36 +5,29 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use approxset_core::serde_support;
 
-use crate::{Bloom, CountingBloomFilter, Layout, ScalableBloomFilter};
+use crate::cells::Cells;
+use crate::{Bloom, Layout, ScalableBloomFilter};
 
-impl<L: Layout> Serialize for Bloom<L> {
+impl<L: Layout, C: Cells<L>> Serialize for Bloom<L, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serde_support::serialize(&self.to_bytes(), serializer)
     }
 }
 
-impl<'de, L: Layout> Deserialize<'de> for Bloom<L> {
+impl<'de, L: Layout, C: Cells<L>> Deserialize<'de> for Bloom<L, C> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         serde_support::deserialize(deserializer, Self::from_bytes)
     }
 }
 
-/// Serialize/Deserialize through `to_bytes`/`from_bytes` for the
-/// non-generic filters.
-macro_rules! serde_via_bytes {
-    ($($ty:ty),*) => {$(
-        impl Serialize for $ty {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serde_support::serialize(&self.to_bytes(), serializer)
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                serde_support::deserialize(deserializer, Self::from_bytes)
-            }
-        }
-    )*};
+impl Serialize for ScalableBloomFilter {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde_support::serialize(&self.to_bytes(), serializer)
+    }
 }
 
-serde_via_bytes!(CountingBloomFilter, ScalableBloomFilter);
+impl<'de> Deserialize<'de> for ScalableBloomFilter {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde_support::deserialize(deserializer, Self::from_bytes)
+    }
+}

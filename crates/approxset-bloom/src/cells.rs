@@ -1,0 +1,137 @@
+//! The storage a [`Bloom`](crate::Bloom) filter keeps at its positions: one
+//! bit each ([`BitVec`], the classic and partitioned filters) or a 4-bit
+//! counter each ([`Counters`], the counting filter). The filter's hashing,
+//! sizing, persistence and bookkeeping are written once over this trait.
+
+use approxset_core::Result;
+use approxset_core::format::tag;
+
+pub use crate::bits::BitVec;
+pub use crate::counters::Counters;
+use crate::layout::{Classic, Layout};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+impl sealed::Sealed for BitVec {}
+impl sealed::Sealed for Counters {}
+
+/// Cell storage for a Bloom filter of layout `L`. Sealed: bits for every
+/// layout, counters for the classic layout (the counting filter).
+///
+/// The methods are the filter's internals, hidden from the docs.
+pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + 'static {
+    /// The variant name of a filter with this storage and layout.
+    const NAME: &'static str;
+    /// The variant tag of the binary format.
+    const TAG: u8;
+    /// Cells per 64-bit word of the payload.
+    #[doc(hidden)]
+    const PER_WORD: u64;
+    /// What the cells are called in errors (`bits`, `counters`).
+    #[doc(hidden)]
+    const WHAT: &'static str;
+
+    /// `len` empty cells, within `max_bytes`.
+    #[doc(hidden)]
+    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self>;
+    /// Cells from serialized words, validated.
+    #[doc(hidden)]
+    fn from_words(words: Vec<u64>, len: u64) -> Result<Self>;
+    /// The storage words, as serialized.
+    #[doc(hidden)]
+    fn words(&self) -> &[u64];
+    /// Number of cells.
+    #[doc(hidden)]
+    fn cell_count(&self) -> u64;
+    /// Cells that are set (bits) or above zero (counters).
+    #[doc(hidden)]
+    fn nonzero(&self) -> u64;
+    /// Bytes of storage.
+    #[doc(hidden)]
+    fn memory_bytes(&self) -> usize;
+    /// Whether cell `index` is set.
+    #[doc(hidden)]
+    fn is_set(&self, index: u64) -> bool;
+    /// Records an item at cell `index`; `true` when the cell was empty.
+    #[doc(hidden)]
+    fn add(&mut self, index: u64) -> bool;
+    /// Empties every cell.
+    #[doc(hidden)]
+    fn clear(&mut self);
+}
+
+impl<L: Layout> Cells<L> for BitVec {
+    const NAME: &'static str = L::NAME;
+    const TAG: u8 = L::TAG;
+    const PER_WORD: u64 = 64;
+    const WHAT: &'static str = "bits";
+
+    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
+        BitVec::zeros(len, max_bytes)
+    }
+    fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
+        BitVec::from_words(words, len)
+    }
+    fn words(&self) -> &[u64] {
+        BitVec::words(self)
+    }
+    fn cell_count(&self) -> u64 {
+        BitVec::len(self)
+    }
+    fn nonzero(&self) -> u64 {
+        self.count_ones()
+    }
+    fn memory_bytes(&self) -> usize {
+        BitVec::memory_bytes(self)
+    }
+    #[inline]
+    fn is_set(&self, index: u64) -> bool {
+        self.get(index)
+    }
+    #[inline]
+    fn add(&mut self, index: u64) -> bool {
+        self.set(index)
+    }
+    fn clear(&mut self) {
+        BitVec::clear(self)
+    }
+}
+
+impl Cells<Classic> for Counters {
+    const NAME: &'static str = "counting";
+    const TAG: u8 = tag::COUNTING;
+    const PER_WORD: u64 = 16;
+    const WHAT: &'static str = "counters";
+
+    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
+        Counters::zeros(len, max_bytes)
+    }
+    fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
+        Counters::from_words(words, len)
+    }
+    fn words(&self) -> &[u64] {
+        Counters::words(self)
+    }
+    fn cell_count(&self) -> u64 {
+        Counters::len(self)
+    }
+    fn nonzero(&self) -> u64 {
+        Counters::nonzero(self)
+    }
+    fn memory_bytes(&self) -> usize {
+        Counters::memory_bytes(self)
+    }
+    #[inline]
+    fn is_set(&self, index: u64) -> bool {
+        self.get(index) != 0
+    }
+    #[inline]
+    fn add(&mut self, index: u64) -> bool {
+        self.increment(index) == 0
+    }
+    fn clear(&mut self) {
+        Counters::clear(self)
+    }
+}
