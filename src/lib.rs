@@ -24,8 +24,9 @@
 //! ```
 //!
 //! The crates behind this facade: `approxset-core` (traits, hashing, errors,
-//! [`sizing`] math; what third-party filters depend on) and
-//! `approxset-bloom` (the Bloom family).
+//! [`sizing`] math, the binary [`format`]; what third-party filters depend
+//! on), `approxset-bloom` (the Bloom family: classic, partitioned, counting,
+//! scalable) and `approxset-cuckoo` (the cuckoo filter).
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 

@@ -7,7 +7,7 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::BloomParams;
-use approxset_core::{ApproxSet, Digest, Error, HashKey, Result};
+use approxset_core::{Digest, Error, HashKey, Result};
 
 use approxset_core::format::{Reader, Writer};
 
@@ -409,50 +409,4 @@ impl<L: Layout, C: Cells<L>, T: Hash> Extend<T> for Bloom<L, C> {
     }
 }
 
-impl<L: Layout, C: Cells<L>> ApproxSet for Bloom<L, C> {
-    #[inline]
-    fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        Ok(Bloom::insert_digest(self, digest))
-    }
-
-    #[inline]
-    fn contains_digest(&self, digest: Digest) -> bool {
-        Bloom::contains_digest(self, digest)
-    }
-
-    fn hash_key(&self) -> HashKey {
-        self.key
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    fn fp_rate(&self) -> f64 {
-        self.fp_rate
-    }
-
-    fn estimated_fp_rate(&self) -> f64 {
-        Bloom::estimated_fp_rate(self)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.cells.memory_bytes()
-    }
-
-    fn clear(&mut self) {
-        Bloom::clear(self)
-    }
-
-    fn variant(&self) -> &'static str {
-        C::NAME
-    }
-
-    fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(Bloom::to_bytes(self))
-    }
-}
+approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);

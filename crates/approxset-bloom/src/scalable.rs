@@ -42,6 +42,10 @@ pub const DEFAULT_TIGHTENING: f64 = 0.85;
 /// # Ok::<(), approxset_bloom::Error>(())
 /// ```
 ///
+/// It has no `Extend`: an insert can fail (a memory cap, or a chain that
+/// cannot grow further), and `Extend` could only panic then. Use
+/// [`try_extend`](Self::try_extend), which stops at the first error.
+///
 /// `insert` first tests membership and does not add an item that is
 /// (probably) present, so [`len`](Self::len) counts distinct items as well
 /// as the filter can tell (like RedisBloom's `BF.ADD`); an item that is a
@@ -553,66 +557,7 @@ impl fmt::Debug for ScalableBloomFilter {
     }
 }
 
-impl<T: Hash> Extend<T> for ScalableBloomFilter {
-    /// Inserts every item.
-    ///
-    /// # Panics
-    /// When an insert fails: only with a [`max_bytes`](ScalableBuilder::max_bytes)
-    /// cap or beyond the address space. Use
-    /// [`try_extend`](ScalableBloomFilter::try_extend) to get the error instead.
-    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
-        if let Err(e) = self.try_extend(iter) {
-            panic!("scalable filter cannot grow: {e}");
-        }
-    }
-}
-
-impl ApproxSet for ScalableBloomFilter {
-    fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        ScalableBloomFilter::insert_digest(self, digest)
-    }
-
-    #[inline]
-    fn contains_digest(&self, digest: Digest) -> bool {
-        ScalableBloomFilter::contains_digest(self, digest)
-    }
-
-    fn hash_key(&self) -> HashKey {
-        self.key
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn capacity(&self) -> usize {
-        ScalableBloomFilter::capacity(self)
-    }
-
-    fn fp_rate(&self) -> f64 {
-        self.fp_rate
-    }
-
-    fn estimated_fp_rate(&self) -> f64 {
-        ScalableBloomFilter::estimated_fp_rate(self)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        ScalableBloomFilter::memory_bytes(self)
-    }
-
-    fn clear(&mut self) {
-        ScalableBloomFilter::clear(self)
-    }
-
-    fn variant(&self) -> &'static str {
-        "scalable"
-    }
-
-    fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(ScalableBloomFilter::to_bytes(self))
-    }
-}
+approxset_core::impl_approx_set!([] ScalableBloomFilter, variant = "scalable");
 
 #[cfg(test)]
 mod tests {

@@ -119,7 +119,18 @@ impl fmt::Debug for HashKey {
     }
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
+/// SplitMix64 (Steele, Lea and Flood 2014): advances `state` by the golden
+/// gamma and returns the next number of the sequence. Every seeded stream
+/// of the family (hash keys from seeds, the cuckoo filter's kicks, the
+/// CLI's and the tests' random keys) comes from this one function.
+///
+/// ```
+/// use approxset_core::hash::splitmix64;
+/// let mut state = 0;
+/// assert_eq!(splitmix64(&mut state), 0xE220_A839_7B1D_CDAF);
+/// ```
+#[inline]
+pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -225,6 +236,14 @@ pub const fn reduce(hash: u64, range: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splitmix_is_the_reference() {
+        // The first outputs for seed 1234567 of the reference implementation.
+        let mut state = 1234567;
+        assert_eq!(splitmix64(&mut state), 6457827717110365317);
+        assert_eq!(splitmix64(&mut state), 3203168211198807973);
+    }
 
     /// SipHash-1-3 with 128-bit output, written from the paper's description
     /// (one compression round, three finalisation rounds), as an independent

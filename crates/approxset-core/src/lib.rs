@@ -19,3 +19,5 @@ mod traits;
 pub use error::{Error, Result};
 pub use hash::{Digest, HashKey};
 pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt};
+#[doc(hidden)]
+pub use traits::{BytesOutcome, InsertOutcome};

@@ -258,6 +258,109 @@ macro_rules! forward_approx_set {
 
 forward_approx_set!(Box<S>, &mut S);
 
+/// What an inherent `insert_digest` returns, as the trait's `Result<bool>`:
+/// a filter that cannot fail returns a plain `bool`.
+#[doc(hidden)]
+pub trait InsertOutcome {
+    /// The outcome as a `Result`.
+    fn into_result(self) -> Result<bool>;
+}
+
+impl InsertOutcome for bool {
+    #[inline]
+    fn into_result(self) -> Result<bool> {
+        Ok(self)
+    }
+}
+
+impl InsertOutcome for Result<bool> {
+    #[inline]
+    fn into_result(self) -> Result<bool> {
+        self
+    }
+}
+
+/// What an inherent `to_bytes` returns, as the trait's `Result<Vec<u8>>`.
+#[doc(hidden)]
+pub trait BytesOutcome {
+    /// The outcome as a `Result`.
+    fn into_result(self) -> Result<Vec<u8>>;
+}
+
+impl BytesOutcome for Vec<u8> {
+    fn into_result(self) -> Result<Vec<u8>> {
+        Ok(self)
+    }
+}
+
+impl BytesOutcome for Result<Vec<u8>> {
+    fn into_result(self) -> Result<Vec<u8>> {
+        self
+    }
+}
+
+/// Implements [`ApproxSet`] (and, with `remove`, [`Deletable`]) for a filter
+/// by forwarding every method to the filter's inherent method of the same
+/// name, so each filter writes its methods once. The inherent
+/// `insert_digest` may return `bool` or `Result<bool>`, and `to_bytes`
+/// `Vec<u8>` or `Result<Vec<u8>>`.
+///
+/// ```ignore
+/// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);
+/// approxset_core::impl_approx_set!([] CuckooFilter, variant = "cuckoo", remove);
+/// ```
+#[macro_export]
+macro_rules! impl_approx_set {
+    ([$($gen:tt)*] $ty:ty, variant = $name:expr) => {
+        impl<$($gen)*> $crate::ApproxSet for $ty {
+            #[inline]
+            fn insert_digest(&mut self, digest: $crate::Digest) -> $crate::Result<bool> {
+                $crate::InsertOutcome::into_result(<$ty>::insert_digest(self, digest))
+            }
+            #[inline]
+            fn contains_digest(&self, digest: $crate::Digest) -> bool {
+                <$ty>::contains_digest(self, digest)
+            }
+            fn hash_key(&self) -> $crate::HashKey {
+                <$ty>::hash_key(self)
+            }
+            fn len(&self) -> usize {
+                <$ty>::len(self)
+            }
+            fn capacity(&self) -> usize {
+                <$ty>::capacity(self)
+            }
+            fn fp_rate(&self) -> f64 {
+                <$ty>::fp_rate(self)
+            }
+            fn estimated_fp_rate(&self) -> f64 {
+                <$ty>::estimated_fp_rate(self)
+            }
+            fn memory_bytes(&self) -> usize {
+                <$ty>::memory_bytes(self)
+            }
+            fn clear(&mut self) {
+                <$ty>::clear(self)
+            }
+            fn variant(&self) -> &'static str {
+                $name
+            }
+            fn to_bytes(&self) -> $crate::Result<Vec<u8>> {
+                $crate::BytesOutcome::into_result(<$ty>::to_bytes(self))
+            }
+        }
+    };
+    ([$($gen:tt)*] $ty:ty, variant = $name:expr, remove) => {
+        $crate::impl_approx_set!([$($gen)*] $ty, variant = $name);
+        impl<$($gen)*> $crate::Deletable for $ty {
+            #[inline]
+            fn remove_digest(&mut self, digest: $crate::Digest) -> bool {
+                <$ty>::remove_digest(self, digest)
+            }
+        }
+    };
+}
+
 impl<S: Deletable + ?Sized> Deletable for Box<S> {
     #[inline]
     fn remove_digest(&mut self, digest: Digest) -> bool {
