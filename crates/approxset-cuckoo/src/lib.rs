@@ -27,13 +27,21 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
-mod cuckoo;
+mod bucket;
+mod builder;
+mod filter;
+mod kick;
+mod persist;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod sizing;
 mod table;
 
 pub use approxset_core::{Error, Result};
-pub use cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan, MAX_KICKS, MIN_FP_RATE};
+pub use builder::CuckooBuilder;
+pub use filter::CuckooFilter;
+pub use kick::MAX_KICKS;
+pub use sizing::{CuckooPlan, MIN_FP_RATE};
 
 #[cfg(test)]
 mod tests;

@@ -220,6 +220,18 @@ impl Table {
         }
     }
 
+    /// Puts `fp` in the first free slot of bucket `i`, whose content is
+    /// `bucket` as just read; `false`, changing nothing, when it has none.
+    #[inline(always)]
+    pub(crate) fn put_free<const F: u32>(&mut self, i: usize, bucket: u64, fp: u64) -> bool {
+        let empty = Lanes::<F>::zero_lanes(bucket);
+        if empty == 0 {
+            return false;
+        }
+        self.set_bucket::<F>(i, Lanes::<F>::with(bucket, Lanes::<F>::first(empty), fp));
+        true
+    }
+
     /// Number of occupied slots, by a scan of the whole table.
     pub(crate) fn count_occupied(&self) -> usize {
         match self.bits {

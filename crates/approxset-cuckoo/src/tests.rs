@@ -1,6 +1,7 @@
-//! Unit tests of the filter, with access to its internals: the bucket
-//! arithmetic, the stash, and a model-based property test against an exact
-//! multiset.
+//! Unit tests of the filter, with access to its internals: the stash,
+//! duplicates, parameters, and a model-based property test against an exact
+//! multiset. The bucket arithmetic and the sizing rule are tested in their
+//! modules.
 
 use std::collections::HashMap;
 
@@ -8,13 +9,11 @@ use approxset_core::{ApproxSet, Deletable, DeletableExt, Digest, Error, HashKey}
 use proptest::prelude::*;
 
 use crate::CuckooFilter;
-use crate::cuckoo::{alternate, buckets_for, fingerprint, fp_rate_at, offset};
+use crate::bucket::{GOLDEN, mix64};
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+/// SplitMix64 of `x`: distinct, well-mixed test keys.
+pub(crate) fn splitmix(x: u64) -> u64 {
+    mix64(x.wrapping_add(GOLDEN))
 }
 
 fn digest(i: u64) -> Digest {
@@ -27,123 +26,6 @@ fn filter(items: usize, bits: u32, seed: u64) -> CuckooFilter {
         .seed(seed)
         .expected_items(items)
         .unwrap()
-}
-
-#[test]
-fn alternate_bucket_is_self_inverse_for_any_bucket_count() {
-    let mut counts: Vec<usize> = (2..=300).collect();
-    counts.extend([
-        1_000_003,
-        1_063_864,
-        1 << 20,
-        (1 << 40) + 2,
-        usize::MAX / 64,
-    ]);
-    let mut x = 1u64;
-    for &b in &counts {
-        for round in 0..2_000u64 {
-            x = splitmix(x);
-            let fp = 1 + (x >> 48) % 65_535;
-            let i = if round < 3 {
-                [0, b - 1, b / 2][round as usize]
-            } else {
-                (x as usize) % b
-            };
-            let h = offset(fp, b);
-            assert!(h < b && h % 2 == 1, "B = {b}, fp = {fp}: offset {h}");
-            let j = alternate(i, fp, b);
-            assert!(j < b, "B = {b}, i = {i}, fp = {fp}: {j}");
-            assert_eq!(alternate(j, fp, b), i, "B = {b}, i = {i}, fp = {fp}");
-            if b % 2 == 0 {
-                // Even B (every table): the two buckets always differ, one
-                // even and one odd.
-                assert_ne!(i, j, "B = {b}, fp = {fp}");
-                assert_ne!(i % 2, j % 2);
-            }
-        }
-    }
-}
-
-#[test]
-fn alternate_buckets_spread_over_the_table() {
-    // The offsets of the 255 eight-bit fingerprints hit many buckets, so the
-    // fingerprints of one bucket scatter when kicked.
-    let b = 1_000_002;
-    let mut seen: Vec<usize> = (1..=255).map(|fp| offset(fp, b)).collect();
-    seen.sort_unstable();
-    seen.dedup();
-    assert!(seen.len() >= 250, "{}", seen.len());
-    // And every odd offset in a small table is reached.
-    let b = 16;
-    let mut seen: Vec<usize> = (1..=255).map(|fp| offset(fp, b)).collect();
-    seen.sort_unstable();
-    seen.dedup();
-    assert_eq!(seen, vec![1, 3, 5, 7, 9, 11, 13, 15]);
-}
-
-fn fingerprints_in_range<const F: u32>() {
-    let max = (1u64 << F) - 1;
-    for h2 in [0, 1, u64::MAX, u64::MAX - 1, 1 << 63] {
-        let fp = fingerprint::<F>(Digest::new(0, h2));
-        assert!((1..=max).contains(&fp), "F = {F}: {fp}");
-    }
-    assert_eq!(fingerprint::<F>(Digest::new(0, 0)), 1);
-    assert_eq!(fingerprint::<F>(Digest::new(0, u64::MAX)), max);
-    // Every value 1..=2^F − 1 is reached, about equally often.
-    let mut counts = vec![0u32; (max + 1) as usize];
-    let draws = 64 * (max + 1);
-    for i in 0..draws {
-        counts[fingerprint::<F>(Digest::new(0, splitmix(i))) as usize] += 1;
-    }
-    assert_eq!(counts[0], 0, "F = {F}: fingerprint 0");
-    // Each count is about Poisson(64): P(count < 8) < 1e-17 and
-    // P(count > 128) < 1e-11, so over 65,535 values a false alarm has
-    // probability below 1e-6.
-    for (fp, &c) in counts.iter().enumerate().skip(1) {
-        assert!(
-            (8..=128).contains(&c),
-            "F = {F}: fingerprint {fp} drawn {c} times"
-        );
-    }
-}
-
-#[test]
-fn fingerprints_are_never_zero_and_cover_the_range() {
-    fingerprints_in_range::<8>();
-    fingerprints_in_range::<12>();
-    fingerprints_in_range::<16>();
-}
-
-#[test]
-fn sizing_rule() {
-    for n in 1..=9 {
-        assert_eq!(buckets_for(n), 2);
-    }
-    for n in (10..5_000).chain([1_000_000, 10_000_000, 123_456_789]) {
-        let b = buckets_for(n);
-        assert_eq!(b % 2, 0);
-        // Never above 94 % load.
-        assert!(n as f64 / (4 * b) as f64 <= 0.94, "n = {n}: B = {b}");
-        assert!(b >= buckets_for(n - 1), "monotone at {n}");
-    }
-    // Large filters: 1/0.94 slots per item, and nothing like a power of two.
-    let b = buckets_for(1_000_000);
-    assert_eq!(b, 265_966);
-    let slots_per_item = (4 * b) as f64 / 1e6;
-    assert!(
-        (slots_per_item - 1.0 / 0.94).abs() < 1e-4,
-        "{slots_per_item}"
-    );
-}
-
-#[test]
-fn fp_rate_formula() {
-    // One stored fingerprint per slot pair compared: at load 1, 8 compares
-    // with 1/255 each.
-    let p = fp_rate_at(8, 1.0);
-    assert!((p - (1.0 - (254.0f64 / 255.0).powi(8))).abs() < 1e-15);
-    assert_eq!(fp_rate_at(12, 0.0), 0.0);
-    assert!((fp_rate_at(16, 0.94) - 8.0 * 0.94 / 65_535.0).abs() < 1e-8);
 }
 
 #[test]
@@ -419,9 +301,9 @@ fn usable_as_a_shared_trait_object() {
 }
 
 #[test]
-fn extend_and_try_extend() {
+fn try_extend_stops_at_the_first_error() {
     let mut f = filter(100, 12, 9);
-    f.extend(0..50u32);
+    f.try_extend(0..50u32).unwrap();
     assert!((0..50u32).all(|i| f.contains(&i)));
     assert!(f.try_extend(50..90u32).is_ok());
     assert_eq!(f.len(), 90);
@@ -429,14 +311,9 @@ fn extend_and_try_extend() {
     let mut g = filter(5, 12, 9);
     let err = g.try_extend(0..100u32).unwrap_err();
     assert_eq!(err, Error::Full { items: 9 });
+    assert_eq!(g.len(), 9);
     assert!((0..9u32).all(|i| g.contains(&i)));
-}
-
-#[test]
-#[should_panic(expected = "try_extend")]
-fn extend_panics_when_full() {
-    let mut f = filter(5, 12, 9);
-    f.extend(0..100u32);
+    g.check_invariants();
 }
 
 #[test]

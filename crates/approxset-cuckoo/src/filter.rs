@@ -1,0 +1,465 @@
+//! The cuckoo filter: its type, its public operations, and the per-width
+//! hot paths of lookup, insertion and removal.
+
+use std::fmt;
+use std::hash::Hash;
+
+use approxset_core::{ApproxSet, Deletable, Digest, Error, HashKey, Result};
+
+use crate::bucket;
+use crate::kick::{Victim, Xorshift};
+use crate::sizing::fp_rate_at;
+use crate::table::{Lanes, SLOTS, Table};
+
+/// Runs `$method::<F>($args)` for the table's fingerprint width `F`: the
+/// hot paths are monomorphised per width, picked by one predictable branch.
+macro_rules! by_width {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match $self.table.bits() {
+            8 => $self.$method::<8>($($arg),*),
+            12 => $self.$method::<12>($($arg),*),
+            _ => $self.$method::<16>($($arg),*),
+        }
+    };
+}
+
+/// A cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher, 2014): an
+/// approximate set that can also **remove** items.
+///
+/// Each item is stored as an `f`-bit fingerprint (8, 12 or 16 bits) in one
+/// of two buckets of four slots, chosen by partial-key cuckoo hashing; a
+/// lookup reads those two buckets. Sized for `n` items at rate `p`, it takes
+/// `f / 0.94` bits per item (for `n` past a few thousand) with
+/// `f ≥ log₂(2b/p)` rounded up to 8, 12 or 16:
+///
+/// | target `p` | `f` | bits per item | rate at capacity |
+/// |---|---|---|---|
+/// | ≥ 3.13 % | 8 | 8.5 | 2.9 % |
+/// | 0.195 % … 3.13 % | 12 | 12.8 | 0.18 % |
+/// | 0.0122 % … 0.195 % | 16 | 17.0 | 0.0115 % |
+///
+/// Set explicitly, a width is accepted whenever its rate at capacity meets
+/// the target (8 bits down to 2.9 %). Rates below 0.0122 % are refused; a
+/// Bloom filter serves them better.
+///
+/// ```
+/// use approxset_cuckoo::CuckooFilter;
+///
+/// let mut filter = CuckooFilter::with_fp_rate(0.01).seed(7).expected_items(1000)?;
+/// for i in 0..1000u32 {
+///     filter.insert(&i)?;
+/// }
+/// assert!((0..1000u32).all(|i| filter.contains(&i)));
+/// assert!(filter.remove(&5u32));
+/// assert_eq!(filter.len(), 999);
+/// assert_eq!(filter.fingerprint_bits(), 12);
+/// # Ok::<(), approxset_cuckoo::Error>(())
+/// ```
+///
+/// # Guarantees
+///
+/// - **No false negatives**, under any sequence of calls: an item inserted
+///   (with `Ok`) more times than it was removed is found.
+/// - **Bounded room**: [`insert`](Self::insert) returns
+///   [`Error::Full`] when there is no room, and then changes nothing; every
+///   item stored before is still found.
+/// - **Multiset**: inserting an item twice stores two fingerprints, and one
+///   [`remove`](Self::remove) takes away one of them.
+///
+/// # Filling up
+///
+/// An insertion puts the fingerprint in a free slot of either bucket. When
+/// both are full, it moves one of their eight fingerprints to its other
+/// bucket if one of those has room (the eight are read together), and
+/// otherwise "kicks" a random fingerprint of a full bucket to its other
+/// bucket, and so on, up to [`MAX_KICKS`](crate::MAX_KICKS) times. When the
+/// chain runs out of kicks, the fingerprint left over goes to a one-entry
+/// **victim stash**, as in the reference implementation: the insertion still succeeds and nothing is
+/// lost, but every later insertion fails with [`Error::Full`] until a
+/// [`remove`](Self::remove) makes room and the victim moves back into the
+/// table. Filled with distinct items, a table of a million items reaches a
+/// load of about 96 % before that first failure, and a table sized for `n`
+/// items takes them with overwhelming probability (see
+/// [`CuckooBuilder::expected_items`](crate::CuckooBuilder::expected_items)).
+///
+/// # Removing items that were never inserted
+///
+/// [`remove`](Self::remove) of an item that tests absent returns `false` and
+/// changes nothing. But an item that was never inserted and tests positive
+/// (a false positive: it shares its fingerprint and buckets with a stored
+/// item) removes that **other** item's fingerprint, which is then no longer
+/// found. No filter can tell the two cases apart: remove only items you
+/// inserted.
+///
+/// # No `Extend`
+///
+/// The filter does not implement [`Extend`]: an insert can fail with
+/// [`Error::Full`], which `Extend` cannot report. Use
+/// [`try_extend`](Self::try_extend), which returns the first error and keeps
+/// the items inserted before it.
+#[derive(Clone)]
+pub struct CuckooFilter {
+    pub(crate) table: Table,
+    pub(crate) victim: Option<Victim>,
+    pub(crate) rng: Xorshift,
+    pub(crate) key: HashKey,
+    pub(crate) len: usize,
+    pub(crate) capacity: usize,
+    pub(crate) fp_rate: f64,
+}
+
+impl CuckooFilter {
+    /// A filter for `expected_items` items at false-positive rate `fp_rate`,
+    /// with a random hash key. Shorthand for
+    /// `with_fp_rate(fp_rate).expected_items(expected_items)`.
+    ///
+    /// # Errors
+    /// As [`CuckooBuilder::expected_items`](crate::CuckooBuilder::expected_items).
+    pub fn new(expected_items: usize, fp_rate: f64) -> Result<Self> {
+        Self::with_fp_rate(fp_rate).expected_items(expected_items)
+    }
+
+    /// Inserts `item`. Returns `Ok(true)` when the filter certainly did not
+    /// hold it before (neither bucket nor the stash held its fingerprint),
+    /// `Ok(false)` when it may have; either way one more copy is stored.
+    ///
+    /// # Errors
+    /// [`Error::Full`] when the victim stash is taken (an earlier insertion
+    /// ran out of kicks) or the item's two buckets already hold 2b = 8 copies
+    /// of its fingerprint. The filter is then unchanged.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
+        self.insert_digest(self.key.digest(item))
+    }
+
+    /// Whether `item` may be in the filter (`false`: certainly not).
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_digest(self.key.digest(item))
+    }
+
+    /// Removes one copy of `item`. Returns `false`, changing nothing, when
+    /// it tests absent. See the hazard of removing items that were never
+    /// inserted in the [type docs](Self#removing-items-that-were-never-inserted).
+    #[inline]
+    pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        self.remove_digest(self.key.digest(item))
+    }
+
+    /// Inserts a byte string hashed as raw bytes (portable across
+    /// platforms).
+    ///
+    /// # Errors
+    /// As [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_bytes(&mut self, bytes: &[u8]) -> Result<bool> {
+        self.insert_digest(self.key.digest_bytes(bytes))
+    }
+
+    /// Whether a byte string inserted with
+    /// [`insert_bytes`](Self::insert_bytes) may be present.
+    #[inline]
+    pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
+        self.contains_digest(self.key.digest_bytes(bytes))
+    }
+
+    /// Removes one copy of a byte string inserted with
+    /// [`insert_bytes`](Self::insert_bytes).
+    #[inline]
+    pub fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
+        self.remove_digest(self.key.digest_bytes(bytes))
+    }
+
+    /// Inserts a precomputed digest (see [`HashKey::digest`]).
+    ///
+    /// # Errors
+    /// As [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+        by_width!(self.insert_impl(digest))
+    }
+
+    /// Whether a precomputed digest may be present.
+    #[inline]
+    pub fn contains_digest(&self, digest: Digest) -> bool {
+        by_width!(self.contains_impl(digest))
+    }
+
+    /// Removes one copy of a precomputed digest.
+    #[inline]
+    pub fn remove_digest(&mut self, digest: Digest) -> bool {
+        by_width!(self.remove_impl(digest))
+    }
+
+    /// Inserts every item of `iter`, stopping at the first error.
+    ///
+    /// # Errors
+    /// The first error of [`insert`](Self::insert) ([`Error::Full`]). The
+    /// items before the failing one stay inserted; the failing one and the
+    /// rest are not.
+    pub fn try_extend<I>(&mut self, iter: I) -> Result<(), Error>
+    where
+        I: IntoIterator,
+        I::Item: Hash,
+    {
+        for item in iter {
+            self.insert(&item)?;
+        }
+        Ok(())
+    }
+
+    /// Fingerprint width `f` in bits: 8, 12 or 16.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.table.bits()
+    }
+
+    /// Number of buckets `B` (any whole number, not only powers of two).
+    pub fn buckets(&self) -> usize {
+        self.table.buckets()
+    }
+
+    /// Number of slots, `4·B`.
+    pub fn slots(&self) -> usize {
+        self.table.buckets() * SLOTS
+    }
+
+    /// Fingerprints stored per slot, `len / slots` (the stash included).
+    pub fn load_factor(&self) -> f64 {
+        self.len as f64 / self.slots() as f64
+    }
+
+    /// The filter's hash key.
+    pub fn hash_key(&self) -> HashKey {
+        self.key
+    }
+
+    /// Fingerprints stored, in the table and the stash: successful inserts
+    /// (duplicates included) less successful removals.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no fingerprint is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of items the filter was sized for.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The target false-positive rate, which the filter meets at `capacity`
+    /// items.
+    pub fn fp_rate(&self) -> f64 {
+        self.fp_rate
+    }
+
+    /// The false-positive rate at the current load:
+    /// 1 − (1 − 1/(2^f − 1))^(2b·load).
+    pub fn estimated_fp_rate(&self) -> f64 {
+        fp_rate_at(self.table.bits(), self.load_factor())
+    }
+
+    /// Bytes of the slot table: `4·B·f` bits rounded up to whole `u64`
+    /// words.
+    pub fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes()
+    }
+
+    /// Removes every item, keeping the size and the key.
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.victim = None;
+        self.len = 0;
+        self.rng = Xorshift::from_key(self.key);
+    }
+
+    /// The fingerprint and the two buckets of a digest.
+    #[inline(always)]
+    fn locate<const F: u32>(&self, digest: Digest) -> (u64, usize, usize) {
+        bucket::locate::<F>(digest, self.table.buckets())
+    }
+
+    /// Whether the stash holds `fp` for buckets `i1`/`i2`.
+    #[inline(always)]
+    fn stash_holds(&self, fp: u64, i1: usize, i2: usize) -> bool {
+        self.victim
+            .is_some_and(|v| v.fp == fp && (v.bucket == i1 || v.bucket == i2))
+    }
+
+    #[inline(always)]
+    fn contains_impl<const F: u32>(&self, digest: Digest) -> bool {
+        let (fp, i1, i2) = self.locate::<F>(digest);
+        // Both buckets are read before either is tested, so their cache
+        // misses overlap.
+        let b1 = self.table.bucket::<F>(i1);
+        let b2 = self.table.bucket::<F>(i2);
+        (Lanes::<F>::matching(b1, fp) | Lanes::<F>::matching(b2, fp)) != 0
+            || self.stash_holds(fp, i1, i2)
+    }
+
+    #[inline(always)]
+    fn insert_impl<const F: u32>(&mut self, digest: Digest) -> Result<bool> {
+        let (fp, i1, i2) = self.locate::<F>(digest);
+        let b1 = self.table.bucket::<F>(i1);
+        let b2 = self.table.bucket::<F>(i2);
+        let m1 = Lanes::<F>::matching(b1, fp);
+        debug_assert_ne!(i1, i2);
+        let m2 = Lanes::<F>::matching(b2, fp);
+        let held = self.stash_holds(fp, i1, i2);
+        let copies = (m1.count_ones() + m2.count_ones()) as usize + usize::from(held);
+        if self.victim.is_some() || copies >= 2 * SLOTS {
+            return Err(Error::Full { items: self.len });
+        }
+        let fresh = copies == 0;
+        if !self.table.put_free::<F>(i1, b1, fp) && !self.table.put_free::<F>(i2, b2, fp) {
+            self.displace::<F>(fp, i1, i2);
+        }
+        self.len += 1;
+        Ok(fresh)
+    }
+
+    #[inline(always)]
+    fn remove_impl<const F: u32>(&mut self, digest: Digest) -> bool {
+        let (fp, i1, i2) = self.locate::<F>(digest);
+        let mut removed = false;
+        for i in [i1, i2] {
+            let b = self.table.bucket::<F>(i);
+            let m = Lanes::<F>::matching(b, fp);
+            if m != 0 {
+                self.table
+                    .set_bucket::<F>(i, Lanes::<F>::with(b, Lanes::<F>::first(m), 0));
+                removed = true;
+                break;
+            }
+        }
+        if removed {
+            self.len -= 1;
+            // A slot is free now: try to move the stashed victim back, so
+            // that inserts work again.
+            if let Some(v) = self.victim.take() {
+                self.place::<F>(v.fp, v.bucket);
+            }
+            true
+        } else if self.stash_holds(fp, i1, i2) {
+            self.victim = None;
+            self.len -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The fingerprint and buckets of a digest, for tests.
+    #[cfg(test)]
+    pub(crate) fn locate_for_test(&self, digest: Digest) -> (u64, usize, usize) {
+        by_width!(self.locate(digest))
+    }
+
+    /// Whether the victim stash is taken, for tests.
+    #[cfg(test)]
+    pub(crate) fn stash_taken(&self) -> bool {
+        self.victim.is_some()
+    }
+
+    /// The stashed fingerprint, for tests.
+    #[cfg(test)]
+    pub(crate) fn stashed_fingerprint(&self) -> Option<u64> {
+        self.victim.map(|v| v.fp)
+    }
+
+    /// Checks the invariants, for tests: `len` counts the stored
+    /// fingerprints, and the padding bits are clear.
+    #[cfg(test)]
+    pub(crate) fn check_invariants(&self) {
+        assert_eq!(
+            self.table.count_occupied() + usize::from(self.victim.is_some()),
+            self.len
+        );
+        assert!(self.table.padding_is_clear());
+    }
+}
+
+/// Two filters are equal when they store the same fingerprints in the same
+/// slots (and stash), with the same key, size and target. The state of the
+/// generator that picks kicked slots is not compared.
+impl PartialEq for CuckooFilter {
+    fn eq(&self, other: &Self) -> bool {
+        self.table == other.table
+            && self.victim == other.victim
+            && self.key == other.key
+            && self.len == other.len
+            && self.capacity == other.capacity
+            && self.fp_rate.to_bits() == other.fp_rate.to_bits()
+    }
+}
+
+impl fmt::Debug for CuckooFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("fingerprint_bits", &self.table.bits())
+            .field("buckets", &self.table.buckets())
+            .field("len", &self.len)
+            .field("capacity", &self.capacity)
+            .field("fp_rate", &self.fp_rate)
+            .field("load_factor", &self.load_factor())
+            .field("stash_taken", &self.victim.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApproxSet for CuckooFilter {
+    #[inline]
+    fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+        CuckooFilter::insert_digest(self, digest)
+    }
+
+    #[inline]
+    fn contains_digest(&self, digest: Digest) -> bool {
+        CuckooFilter::contains_digest(self, digest)
+    }
+
+    fn hash_key(&self) -> HashKey {
+        self.key
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn fp_rate(&self) -> f64 {
+        self.fp_rate
+    }
+
+    fn estimated_fp_rate(&self) -> f64 {
+        CuckooFilter::estimated_fp_rate(self)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes()
+    }
+
+    fn clear(&mut self) {
+        CuckooFilter::clear(self)
+    }
+
+    fn variant(&self) -> &'static str {
+        "cuckoo"
+    }
+
+    fn to_bytes(&self) -> Result<Vec<u8>> {
+        Ok(CuckooFilter::to_bytes(self))
+    }
+}
+
+impl Deletable for CuckooFilter {
+    #[inline]
+    fn remove_digest(&mut self, digest: Digest) -> bool {
+        CuckooFilter::remove_digest(self, digest)
+    }
+}

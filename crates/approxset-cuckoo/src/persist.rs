@@ -1,0 +1,130 @@
+//! Saving and loading: the filter in the binary format of
+//! `approxset_core::format`, and the checks a loaded filter passes.
+
+use approxset_core::format::{Reader, Writer, tag};
+use approxset_core::{Error, Result};
+
+use crate::CuckooFilter;
+use crate::kick::{Victim, Xorshift};
+use crate::table::{Table, WIDTHS};
+
+/// Persistence in the binary format of `approxset_core::format`.
+impl CuckooFilter {
+    /// The filter in the versioned binary format (see `docs/format.md`).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(tag::CUCKOO, self.key, self.table.memory_bytes() + 80);
+        let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
+        w.u32(self.table.bits())
+            .u32(0)
+            .u64(self.table.buckets() as u64)
+            .u64(self.len as u64)
+            .u64(self.capacity as u64)
+            .f64(self.fp_rate)
+            .u64(victim_fp)
+            .u64(victim_bucket)
+            .u64(self.rng.0)
+            .words(self.table.words());
+        w.finish()
+    }
+
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
+    /// invariant checked (so a loaded filter cannot panic later) and nothing
+    /// larger than the input allocated.
+    ///
+    /// # Errors
+    /// The envelope errors of `approxset_core::format::Reader::open`,
+    /// [`Error::WrongVariant`], and [`Error::Corrupt`] for inconsistent
+    /// parameters (a width other than 8/12/16, an odd or tiny bucket count,
+    /// a payload of the wrong size, a stored count that does not match the
+    /// occupied slots, a stash outside the table).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::open_variant(bytes, tag::CUCKOO)?;
+        let key = r.key();
+        let bits = r.u32("fingerprint bits")?;
+        let reserved = r.u32("reserved")?;
+        let buckets = r.u64("buckets")?;
+        let len = r.usize("len")?;
+        let capacity = r.usize("capacity")?;
+        let fp_rate = r.f64("fp_rate")?;
+        let victim_fp = r.u64("stash fingerprint")?;
+        let victim_bucket = r.u64("stash bucket")?;
+        let rng = r.u64("kick generator")?;
+        if reserved != 0 {
+            return Err(Error::corrupt(format!(
+                "reserved field is {reserved}, not 0"
+            )));
+        }
+        if !WIDTHS.contains(&bits) {
+            return Err(Error::corrupt(format!(
+                "fingerprint width {bits} is not 8, 12 or 16"
+            )));
+        }
+        if buckets < 2 {
+            return Err(Error::corrupt(format!("bucket count {buckets} is below 2")));
+        }
+        let words = Table::bytes_for(u128::from(buckets), bits) / 8;
+        let words = r.words(u64::try_from(words).unwrap_or(u64::MAX), "slots")?;
+        let table = Table::from_words(words, buckets, bits)?;
+        r.finish()?;
+        if capacity == 0 {
+            return Err(Error::corrupt("capacity is 0"));
+        }
+        if !(fp_rate > 0.0 && fp_rate < 1.0) {
+            return Err(Error::corrupt(format!("fp_rate {fp_rate} outside (0, 1)")));
+        }
+        if rng == 0 {
+            return Err(Error::corrupt("kick generator state is 0"));
+        }
+        let lane = (1u64 << bits) - 1;
+        let victim = match victim_fp {
+            0 if victim_bucket == 0 => None,
+            0 => return Err(Error::corrupt("stash bucket set without a fingerprint")),
+            fp if fp > lane => {
+                return Err(Error::corrupt(format!(
+                    "stashed fingerprint {fp} wider than {bits} bits"
+                )));
+            }
+            fp if victim_bucket >= buckets => {
+                return Err(Error::corrupt(format!(
+                    "stash bucket {victim_bucket} outside {buckets} buckets (fingerprint {fp})"
+                )));
+            }
+            fp => Some(Victim {
+                fp,
+                bucket: victim_bucket as usize,
+            }),
+        };
+        let stored = table.count_occupied() + usize::from(victim.is_some());
+        if stored != len {
+            return Err(Error::corrupt(format!(
+                "{len} items recorded, {stored} fingerprints stored"
+            )));
+        }
+        Ok(CuckooFilter {
+            table,
+            victim,
+            rng: Xorshift(rng),
+            key,
+            len,
+            capacity,
+            fp_rate,
+        })
+    }
+
+    /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
+        writer.write_all(&self.to_bytes())?;
+        Ok(())
+    }
+
+    /// Reads one filter from `reader` (and nothing past it).
+    ///
+    /// # Errors
+    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
+        Self::from_bytes(&approxset_core::format::read_all(reader)?)
+    }
+}

@@ -1,0 +1,199 @@
+//! How big a cuckoo filter is: the bucket count for `n` items, the
+//! fingerprint width for a target rate, and the rate a width gives at a load.
+
+use approxset_core::sizing::{validate_fp_rate, validate_items};
+use approxset_core::{Error, Result};
+
+use crate::CuckooFilter;
+use crate::table::{SLOTS, Table, WIDTHS};
+
+/// The load factor the filter is sized for, `LOAD_NUM / LOAD_DEN` = 94 %,
+/// and the extra items of headroom for small tables; see [`buckets_for`].
+const LOAD_NUM: u128 = 94;
+const LOAD_DEN: u128 = 100;
+const HEADROOM: u128 = 32;
+
+/// The bound on the probability that nine of `n` items share both buckets,
+/// which small tables are sized to stay under.
+const CLUSTER_RISK: f64 = 1e-9;
+
+/// The bucket count for `items` distinct items, by the rule in the docs of
+/// [`CuckooBuilder::expected_items`](crate::CuckooBuilder::expected_items).
+///
+/// The first term keeps the load at most 94 %. Measured over 10⁵–10⁶
+/// fills from fresh keys, the load at the first failure averages 97–98 %
+/// for tables of a few hundred items and falls slowly with size (96 % at
+/// 10⁶ items, 95.7 % at 10⁷, standard deviation about 0.2 %), so 94 %
+/// leaves a margin of many standard deviations at any size, for 1/0.94 =
+/// 1.064 slots per item. The 32 extra items cover the heavier lower tail
+/// of tables of a few hundred to a few thousand items (no failure in 10⁶
+/// fills). The second term bounds the likeliest failure of small tables,
+/// nine items that share both buckets (each of the B²/4 bucket pairs
+/// draws an item with probability 4/B², and a pair holds only 8 slots and
+/// the stash), below 10⁻⁹; it dominates up to about 250 items.
+pub(crate) fn buckets_for(items: usize) -> u128 {
+    if items <= 2 * SLOTS + 1 {
+        return 2;
+    }
+    let by_load = ((items as u128 + HEADROOM) * LOAD_DEN).div_ceil(SLOTS as u128 * LOAD_NUM);
+    let by_cluster = if items <= 10_000 {
+        // C(n, 9) · 4⁸ / B¹⁶ ≤ risk  ⇔  B ≥ (C(n, 9) · 4⁸ / risk)^(1/16).
+        let n = items as f64;
+        let choose9: f64 = (0..9)
+            .map(|k| (n - f64::from(k)) / f64::from(k + 1))
+            .product();
+        (choose9 * 65_536.0 / CLUSTER_RISK).powf(1.0 / 16.0).ceil() as u128
+    } else {
+        0
+    };
+    by_load.max(by_cluster).next_multiple_of(2)
+}
+
+/// The smallest target false-positive rate: 2b/2¹⁶ = 8/65,536 ≈ 1.22·10⁻⁴,
+/// what 16-bit fingerprints reach.
+pub const MIN_FP_RATE: f64 = (2 * SLOTS) as f64 / 65_536.0;
+
+/// The smallest supported width `f` with 2^f ≥ 2b/p (f ≥ log₂(2b/p)).
+fn auto_bits(fp_rate: f64) -> Option<u32> {
+    WIDTHS
+        .into_iter()
+        .find(|&f| fp_rate * f64::from(f).exp2() >= (2 * SLOTS) as f64)
+}
+
+/// The false-positive rate 1 − (1 − 1/(2^f − 1))^(2b·load) of `f`-bit
+/// fingerprints at `load` (stored fingerprints per slot): a query compares
+/// its fingerprint with 2b·load stored ones, each equal with probability
+/// 1/(2^f − 1).
+pub(crate) fn fp_rate_at(bits: u32, load: f64) -> f64 {
+    let miss = (-1.0 / (f64::from(bits).exp2() - 1.0)).ln_1p();
+    -((2 * SLOTS) as f64 * load * miss).exp_m1()
+}
+
+/// An explicit fingerprint width `bits`, checked: one of 8, 12 and 16, with
+/// a rate at `load` within the target `fp_rate`.
+pub(crate) fn checked_bits(bits: u32, load: f64, fp_rate: f64) -> Result<u32> {
+    if !WIDTHS.contains(&bits) {
+        return Err(Error::invalid(
+            "fingerprint_bits",
+            format!("must be 8, 12 or 16, got {bits}"),
+        ));
+    }
+    let rate = fp_rate_at(bits, load);
+    if rate > fp_rate {
+        return Err(Error::invalid(
+            "fingerprint_bits",
+            format!(
+                "{bits}-bit fingerprints give a false-positive rate of {rate:.4} \
+                 at capacity, above the target {fp_rate}"
+            ),
+        ));
+    }
+    Ok(bits)
+}
+
+/// The error for a target rate below what 16-bit fingerprints reach.
+fn below_minimum(p: f64) -> Error {
+    Error::invalid(
+        "fp_rate",
+        format!(
+            "{p:?} is below {MIN_FP_RATE:.3e} (2b/2^16), the least a cuckoo filter with \
+             16-bit fingerprints reaches; use a Bloom filter for smaller rates"
+        ),
+    )
+}
+
+/// What a cuckoo filter for `(n, p)` takes, from [`CuckooFilter::plan`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CuckooPlan {
+    buckets: u128,
+    fingerprint_bits: u32,
+    items: usize,
+}
+
+impl CuckooPlan {
+    /// Buckets of four slots.
+    pub fn buckets(&self) -> u128 {
+        self.buckets
+    }
+
+    /// Fingerprint width in bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.fingerprint_bits
+    }
+
+    /// Bits of the slot table: slots × fingerprint bits.
+    pub fn bits(&self) -> u128 {
+        self.buckets * SLOTS as u128 * u128::from(self.fingerprint_bits)
+    }
+
+    /// Bytes of the slot table as allocated (whole 64-bit words).
+    pub fn bytes(&self) -> u128 {
+        Table::bytes_for(self.buckets, self.fingerprint_bits)
+    }
+
+    /// The false-positive rate expected with the planned items stored.
+    pub fn expected_fp(&self) -> f64 {
+        fp_rate_at(self.fingerprint_bits, self.load())
+    }
+
+    /// Fingerprints per slot with the planned items stored.
+    pub(crate) fn load(&self) -> f64 {
+        self.items as f64 / (self.buckets as f64 * SLOTS as f64)
+    }
+}
+
+impl CuckooFilter {
+    /// What a filter for `expected_items` items at `fp_rate` takes, computed
+    /// without building it (the automatic fingerprint width).
+    ///
+    /// # Errors
+    /// As [`CuckooBuilder::expected_items`](crate::CuckooBuilder::expected_items),
+    /// except that memory is not allocated.
+    pub fn plan(expected_items: usize, fp_rate: f64) -> Result<CuckooPlan> {
+        validate_fp_rate(fp_rate)?;
+        validate_items(expected_items)?;
+        let bits = auto_bits(fp_rate).ok_or_else(|| below_minimum(fp_rate))?;
+        Ok(CuckooPlan {
+            buckets: buckets_for(expected_items),
+            fingerprint_bits: bits,
+            items: expected_items,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_rule() {
+        for n in 1..=9 {
+            assert_eq!(buckets_for(n), 2);
+        }
+        for n in (10..5_000).chain([1_000_000, 10_000_000, 123_456_789]) {
+            let b = buckets_for(n);
+            assert_eq!(b % 2, 0);
+            // Never above 94 % load.
+            assert!(n as f64 / (4 * b) as f64 <= 0.94, "n = {n}: B = {b}");
+            assert!(b >= buckets_for(n - 1), "monotone at {n}");
+        }
+        // Large filters: 1/0.94 slots per item, and nothing like a power of two.
+        let b = buckets_for(1_000_000);
+        assert_eq!(b, 265_966);
+        let slots_per_item = (4 * b) as f64 / 1e6;
+        assert!(
+            (slots_per_item - 1.0 / 0.94).abs() < 1e-4,
+            "{slots_per_item}"
+        );
+    }
+
+    #[test]
+    fn fp_rate_formula() {
+        // One stored fingerprint per slot pair compared: at load 1, 8 compares
+        // with 1/255 each.
+        let p = fp_rate_at(8, 1.0);
+        assert!((p - (1.0 - (254.0f64 / 255.0).powi(8))).abs() < 1e-15);
+        assert_eq!(fp_rate_at(12, 0.0), 0.0);
+        assert!((fp_rate_at(16, 0.94) - 8.0 * 0.94 / 65_535.0).abs() < 1e-8);
+    }
+}
