@@ -7,17 +7,6 @@ use approxset_core::hash::reduce;
 
 use crate::table::Lanes;
 
-/// The SplitMix64 increment, 2⁶⁴/φ.
-pub(crate) const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// The SplitMix64 finaliser, a bijective 64-bit mixer.
-#[inline(always)]
-pub(crate) fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The fingerprint (1 ..= 2^f − 1) of a digest: multiply-shift of `h2` into
 /// 2^f − 1 values, plus one, so 0 stays free to mark an empty slot.
 #[inline(always)]
@@ -31,7 +20,10 @@ pub(crate) fn fingerprint<const F: u32>(digest: Digest) -> u64 {
 /// multiply-shift.
 #[inline(always)]
 pub(crate) fn offset(fp: u64, buckets: usize) -> usize {
-    let z = mix64(fp.wrapping_mul(GOLDEN));
+    let mut z = fp.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
     2 * reduce(z, (buckets / 2) as u64) as usize + 1
 }
 

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::hash::Hash;
 
-use approxset_core::{ApproxSet, Deletable, Digest, Error, HashKey, Result};
+use approxset_core::{Digest, Error, HashKey, Result};
 
 use crate::bucket;
 use crate::kick::{Victim, Xorshift};
@@ -409,57 +409,4 @@ impl fmt::Debug for CuckooFilter {
     }
 }
 
-impl ApproxSet for CuckooFilter {
-    #[inline]
-    fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        CuckooFilter::insert_digest(self, digest)
-    }
-
-    #[inline]
-    fn contains_digest(&self, digest: Digest) -> bool {
-        CuckooFilter::contains_digest(self, digest)
-    }
-
-    fn hash_key(&self) -> HashKey {
-        self.key
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    fn fp_rate(&self) -> f64 {
-        self.fp_rate
-    }
-
-    fn estimated_fp_rate(&self) -> f64 {
-        CuckooFilter::estimated_fp_rate(self)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes()
-    }
-
-    fn clear(&mut self) {
-        CuckooFilter::clear(self)
-    }
-
-    fn variant(&self) -> &'static str {
-        "cuckoo"
-    }
-
-    fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(CuckooFilter::to_bytes(self))
-    }
-}
-
-impl Deletable for CuckooFilter {
-    #[inline]
-    fn remove_digest(&mut self, digest: Digest) -> bool {
-        CuckooFilter::remove_digest(self, digest)
-    }
-}
+approxset_core::impl_approx_set!([] CuckooFilter, variant = "cuckoo", remove);

@@ -3,9 +3,10 @@
 //! victim stash.
 
 use approxset_core::HashKey;
+use approxset_core::hash::splitmix64;
 
 use crate::CuckooFilter;
-use crate::bucket::{GOLDEN, alternate, mix64};
+use crate::bucket::alternate;
 use crate::table::{Lanes, SLOTS};
 
 /// Most kicks (displacements) one insertion makes before it gives up and
@@ -31,7 +32,7 @@ impl Xorshift {
         let (k0, k1) = key.to_parts();
         // Any nonzero state will do; mix so the kicks of filters with related
         // keys are unrelated.
-        Xorshift(mix64((k0 ^ k1.rotate_left(32)).wrapping_add(GOLDEN)) | 1)
+        Xorshift(splitmix64(&mut (k0 ^ k1.rotate_left(32))) | 1)
     }
 
     #[inline(always)]

@@ -5,15 +5,15 @@
 
 use std::collections::HashMap;
 
+use approxset_core::hash::splitmix64;
 use approxset_core::{ApproxSet, Deletable, DeletableExt, Digest, Error, HashKey};
 use proptest::prelude::*;
 
 use crate::CuckooFilter;
-use crate::bucket::{GOLDEN, mix64};
 
 /// SplitMix64 of `x`: distinct, well-mixed test keys.
-pub(crate) fn splitmix(x: u64) -> u64 {
-    mix64(x.wrapping_add(GOLDEN))
+pub(crate) fn splitmix(mut x: u64) -> u64 {
+    splitmix64(&mut x)
 }
 
 fn digest(i: u64) -> Digest {

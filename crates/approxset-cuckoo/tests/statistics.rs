@@ -7,6 +7,7 @@
 //! a one-sided bound `z = 4.76` standard deviations out has a false-alarm
 //! probability below 10⁻⁶ (two-sided, `z = 4.89`).
 
+use approxset_core::hash::splitmix64;
 use approxset_cuckoo::{CuckooFilter, Error};
 
 /// One-sided z for a false-alarm probability below 10⁻⁶.
@@ -15,10 +16,7 @@ const Z_ONE_SIDED: f64 = 4.76;
 const Z_TWO_SIDED: f64 = 4.89;
 
 fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+    splitmix64(&mut x)
 }
 
 /// Distinct keys for a run: `splitmix` is a bijection, so keys from
