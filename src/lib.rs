@@ -24,7 +24,7 @@
 //! ```
 //!
 //! The crates behind this facade: `approxset-core` (traits, hashing, errors,
-//! [`sizing`] math, the binary [`format`]; what third-party filters depend
+//! [`sizing`] math, the binary [`format`](mod@format); what third-party filters depend
 //! on), `approxset-bloom` (the Bloom family: classic, partitioned, counting,
 //! scalable) and `approxset-cuckoo` (the cuckoo filter).
 #![deny(missing_docs)]
@@ -35,11 +35,11 @@ mod variant;
 
 pub use approxset_bloom::{
     Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
-    ScalableBloomFilter, ScalableBuilder, builder,
+    ScalableBloomFilter, ScalableBuilder, builder, cells,
 };
 pub use approxset_core::{
-    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Digest, Error, HashKey, Result, format, hash,
-    sizing,
+    ApproxSet, ApproxSetExt, BuildOptions, Deletable, DeletableExt, Digest, Error, HashKey, Result,
+    format, hash, sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
 pub use load::{

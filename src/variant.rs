@@ -3,10 +3,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use approxset_bloom::builder::{Buildable, Builder};
-use approxset_bloom::{Bloom, CountingBloomFilter, Layout, ScalableBloomFilter, ScalableBuilder};
-use approxset_core::{ApproxSet, Deletable, Error, HashKey, Result};
-use approxset_cuckoo::{CuckooBuilder, CuckooFilter};
+use approxset_bloom::cells::{BitVec, Cells};
+use approxset_bloom::{
+    Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
+    ScalableBloomFilter,
+};
+use approxset_core::{ApproxSet, BuildOptions, Deletable, Error, Result};
+use approxset_cuckoo::CuckooFilter;
 
 /// A filter variant, to choose at run time and use through
 /// `Box<dyn ApproxSet + Send + Sync>`.
@@ -127,56 +130,24 @@ impl Variant {
     /// size beyond the address space (or bits beyond a `u64`) is
     /// [`Error::TooLarge`], never a clamped figure.
     pub fn design(self, expected_items: usize, fp_rate: f64) -> Result<Design> {
-        use approxset_core::sizing::{
-            classic_params, fp_rate_exact, fp_rate_partitioned, partitioned_params,
-        };
         approxset_core::sizing::validate_fp_rate(fp_rate)?;
         approxset_core::sizing::validate_items(expected_items)?;
-        let n = expected_items as u64;
-        // Sizes in u128 so that nothing overflows; one that does not fit the
-        // address space (or a u64 of bits) is `TooLarge`, never clamped.
-        let words = |cells: u64, per_word: u64| u128::from(cells.div_ceil(per_word)) * 8;
-        let (bits, bytes, hashes, expected_fp): (u128, u128, u32, f64) = match self {
-            Variant::Classic => {
-                let p = classic_params(expected_items, fp_rate)?;
-                let expected = fp_rate_exact(p.bits(), n, p.hashes());
-                (p.bits().into(), words(p.bits(), 64), p.hashes(), expected)
-            }
-            Variant::Partitioned => {
-                let p = partitioned_params(expected_items, fp_rate)?;
-                let expected = fp_rate_partitioned(p.bits(), n, p.hashes());
-                (p.bits().into(), words(p.bits(), 64), p.hashes(), expected)
-            }
-            Variant::Counting => {
-                let p = classic_params(expected_items, fp_rate)?;
-                let expected = fp_rate_exact(p.bits(), n, p.hashes());
-                let bits = 4 * u128::from(p.bits());
-                (bits, words(p.bits(), 16), p.hashes(), expected)
-            }
-            Variant::Cuckoo => {
-                let plan = CuckooFilter::plan(expected_items, fp_rate)?;
-                (
-                    plan.bits(),
-                    plan.bytes(),
-                    plan.fingerprint_bits(),
-                    plan.expected_fp(),
-                )
-            }
-            Variant::Scalable => {
-                // The first stage, sized for all the items at p·(1 − r).
-                let first = fp_rate * (1.0 - approxset_bloom::DEFAULT_TIGHTENING);
-                let p = partitioned_params(expected_items, first)?;
-                let expected = fp_rate_partitioned(p.bits(), n, p.hashes());
-                (p.bits().into(), words(p.bits(), 64), p.hashes(), expected)
-            }
+        let plan = match self {
+            Variant::Classic => BloomFilter::plan(expected_items, fp_rate)?,
+            Variant::Partitioned => PartitionedBloomFilter::plan(expected_items, fp_rate)?,
+            Variant::Counting => CountingBloomFilter::plan(expected_items, fp_rate)?,
+            Variant::Cuckoo => CuckooFilter::plan(expected_items, fp_rate)?.into(),
+            Variant::Scalable => ScalableBloomFilter::plan(expected_items, fp_rate)?,
         };
-        let bytes = approxset_core::sizing::check_memory(bytes, None)? as u64;
-        // A design states its bits as a u64: a counting filter of more than
-        // 2⁶¹ bytes fits a 64-bit address space but not that figure.
-        let bits = u64::try_from(bits).map_err(|_| Error::TooLarge {
-            needed: bits.div_ceil(8),
+        // A size beyond the address space (or bits beyond a u64, which a
+        // counting filter of more than 2⁶¹ bytes has) is `TooLarge`, never
+        // a clamped figure.
+        let bytes = approxset_core::sizing::check_memory(plan.bytes(), None)? as u64;
+        let bits = u64::try_from(plan.bits()).map_err(|_| Error::TooLarge {
+            needed: plan.bits().div_ceil(8),
             limit: u128::from(u64::MAX / 8),
         })?;
+        let (hashes, expected_fp) = (plan.probes(), plan.expected_fp());
         Ok(Design {
             variant: self,
             items: expected_items,
@@ -191,8 +162,7 @@ impl Variant {
     pub fn builder(self) -> VariantBuilder {
         VariantBuilder {
             variant: self,
-            key: None,
-            max_bytes: None,
+            options: BuildOptions::new(),
         }
     }
 }
@@ -230,38 +200,6 @@ impl PartialEq<Variant> for &str {
         *self == other.name()
     }
 }
-
-/// The options every filter builder shares, so [`VariantBuilder`] passes
-/// them the same way to each.
-trait KeyedBuilder: Sized {
-    fn hash_key(self, key: HashKey) -> Self;
-    fn max_bytes(self, max_bytes: usize) -> Self;
-}
-
-impl<F: Buildable, S> KeyedBuilder for Builder<F, S> {
-    fn hash_key(self, key: HashKey) -> Self {
-        Builder::hash_key(self, key)
-    }
-    fn max_bytes(self, max_bytes: usize) -> Self {
-        Builder::max_bytes(self, max_bytes)
-    }
-}
-
-/// The same for the builders that are not generic.
-macro_rules! keyed_builder {
-    ($($ty:ident),*) => {$(
-        impl KeyedBuilder for $ty {
-            fn hash_key(self, key: HashKey) -> Self {
-                $ty::hash_key(self, key)
-            }
-            fn max_bytes(self, max_bytes: usize) -> Self {
-                $ty::max_bytes(self, max_bytes)
-            }
-        }
-    )*};
-}
-
-keyed_builder!(CuckooBuilder, ScalableBuilder);
 
 /// What a filter takes, from [`Variant::design`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -342,58 +280,36 @@ impl std::error::Error for ParseVariantError {}
 #[derive(Clone, Debug)]
 pub struct VariantBuilder {
     variant: Variant,
-    key: Option<HashKey>,
-    max_bytes: Option<usize>,
+    options: BuildOptions,
 }
 
 impl VariantBuilder {
-    /// Hash with a key derived from `seed`.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.key = Some(HashKey::from_seed(seed));
-        self
-    }
+    approxset_core::build_options_setters!();
 
-    /// Hash with this key.
-    pub fn hash_key(mut self, key: HashKey) -> Self {
-        self.key = Some(key);
-        self
-    }
-
-    /// Refuse filters whose data would take more than `max_bytes` bytes.
-    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = Some(max_bytes);
-        self
-    }
-
-    fn bloom<L: Layout>(&self, expected_items: usize, fp_rate: f64) -> Result<Bloom<L>> {
-        self.apply(Bloom::<L>::with_fp_rate(fp_rate))
-            .expected_items(expected_items)
-    }
-
-    fn counting(&self, expected_items: usize, fp_rate: f64) -> Result<CountingBloomFilter> {
-        self.apply(CountingBloomFilter::with_fp_rate(fp_rate))
+    fn bloom<L: Layout, C: Cells<L>>(
+        &self,
+        expected_items: usize,
+        fp_rate: f64,
+    ) -> Result<Bloom<L, C>> {
+        Bloom::<L, C>::with_fp_rate(fp_rate)
+            .options(self.options)
             .expected_items(expected_items)
     }
 
     fn cuckoo(&self, expected_items: usize, fp_rate: f64) -> Result<CuckooFilter> {
-        self.apply(CuckooFilter::with_fp_rate(fp_rate))
+        CuckooFilter::with_fp_rate(fp_rate)
+            .options(self.options)
             .expected_items(expected_items)
     }
 
     fn scalable(&self, expected_items: usize, fp_rate: f64) -> Result<ScalableBloomFilter> {
-        self.apply(ScalableBloomFilter::with_fp_rate(fp_rate))
+        ScalableBloomFilter::with_fp_rate(fp_rate)
+            .options(self.options)
             .initial_capacity(expected_items)
     }
 
-    /// Passes the key and memory limit, when set, to a filter's builder.
-    fn apply<B: KeyedBuilder>(&self, mut builder: B) -> B {
-        if let Some(key) = self.key {
-            builder = builder.hash_key(key);
-        }
-        if let Some(max) = self.max_bytes {
-            builder = builder.max_bytes(max);
-        }
-        builder
+    fn counting(&self, expected_items: usize, fp_rate: f64) -> Result<CountingBloomFilter> {
+        self.bloom(expected_items, fp_rate)
     }
 
     /// Builds the filter; see [`Variant::build`].
@@ -406,11 +322,9 @@ impl VariantBuilder {
         fp_rate: f64,
     ) -> Result<Box<dyn ApproxSet + Send + Sync>> {
         Ok(match self.variant {
-            Variant::Classic => {
-                Box::new(self.bloom::<approxset_bloom::Classic>(expected_items, fp_rate)?)
-            }
+            Variant::Classic => Box::new(self.bloom::<Classic, BitVec>(expected_items, fp_rate)?),
             Variant::Partitioned => {
-                Box::new(self.bloom::<approxset_bloom::Partitioned>(expected_items, fp_rate)?)
+                Box::new(self.bloom::<Partitioned, BitVec>(expected_items, fp_rate)?)
             }
             Variant::Counting => Box::new(self.counting(expected_items, fp_rate)?),
             Variant::Cuckoo => Box::new(self.cuckoo(expected_items, fp_rate)?),

@@ -9,7 +9,7 @@ use approxset_core::{Error, Result};
 /// A fixed-length array of bits in `u64` words, with a running count of ones.
 ///
 /// Bits past `len` in the last word are always zero. The count is kept up to
-/// date by [`set`](Self::set) once known, but a loaded or merged array
+/// date by `set` once known, but a loaded or merged array
 /// counts its ones only when first asked: loading then costs one copy of
 /// the words, not a copy and a population count (a third of the load time
 /// of a 10⁸-bit filter), and a filter that is only queried never pays it.

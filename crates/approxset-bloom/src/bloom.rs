@@ -6,7 +6,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
 
-use approxset_core::sizing::BloomParams;
+use approxset_core::sizing::{BloomParams, Plan};
 use approxset_core::{Digest, Error, HashKey, Result};
 
 use approxset_core::format::{Reader, Writer};
@@ -50,6 +50,30 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// rate; finish with [`Builder::expected_items`].
     pub fn with_fp_rate(fp_rate: f64) -> Builder<Self, FpRate> {
         Builder::fp_rate(fp_rate)
+    }
+
+    /// What a filter for `expected_items` items at `fp_rate` takes (cells,
+    /// bytes, `k`, expected rate), computed without building it.
+    ///
+    /// ```
+    /// use approxset_bloom::BloomFilter;
+    /// let plan = BloomFilter::plan(1_000_000, 0.01)?;
+    /// assert_eq!(plan.probes(), 7);
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Builder::expected_items`], except that nothing is allocated.
+    pub fn plan(expected_items: usize, fp_rate: f64) -> Result<Plan> {
+        let params = L::params(expected_items, fp_rate)?;
+        let cells = params.bits();
+        Ok(Plan::new(
+            expected_items,
+            u128::from(cells) * u128::from(64 / C::PER_WORD),
+            u128::from(cells.div_ceil(C::PER_WORD)) * 8,
+            params.hashes(),
+            L::fp_rate(cells, expected_items as u64, params.hashes()),
+        ))
     }
 
     /// Starts a builder for a filter of `cells` bits (or counters); finish
@@ -134,7 +158,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     }
 
     /// Items inserted (less items removed, for the counting filter; see
-    /// [`ApproxSet::len`]): every insert counts, as a Bloom filter cannot
+    /// [`ApproxSet::len`](approxset_core::ApproxSet::len)): every insert counts, as a Bloom filter cannot
     /// tell a repeat from a new item. After a
     /// [`union`](Self::union) it is the sum of both counts and after an
     /// [`intersect`](Self::intersect) the smaller one; for the number of

@@ -15,7 +15,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::{BloomParams, optimal_items, validate_bits, validate_hashes};
-use approxset_core::{HashKey, Result};
+use approxset_core::{BuildOptions, HashKey, Result};
 
 mod sealed {
     pub trait Sealed {}
@@ -71,8 +71,7 @@ pub struct NumBits(u64);
 /// `S` is the sizing chosen by the first call ([`FpRate`] or [`NumBits`]).
 pub struct Builder<F, S> {
     sizing: S,
-    key: Option<HashKey>,
-    max_bytes: Option<usize>,
+    options: BuildOptions,
     layout: PhantomData<fn() -> F>,
 }
 
@@ -80,8 +79,7 @@ impl<F, S: Clone> Clone for Builder<F, S> {
     fn clone(&self) -> Self {
         Builder {
             sizing: self.sizing.clone(),
-            key: self.key,
-            max_bytes: self.max_bytes,
+            options: self.options,
             layout: PhantomData,
         }
     }
@@ -92,8 +90,7 @@ impl<F: Buildable, S: fmt::Debug> fmt::Debug for Builder<F, S> {
         f.debug_struct("Builder")
             .field("filter", &F::NAME)
             .field("sizing", &self.sizing)
-            .field("key", &self.key)
-            .field("max_bytes", &self.max_bytes)
+            .field("options", &self.options)
             .finish()
     }
 }
@@ -102,40 +99,20 @@ impl<F: Buildable, S> Builder<F, S> {
     pub(crate) fn new(sizing: S) -> Self {
         Builder {
             sizing,
-            key: None,
-            max_bytes: None,
+            options: BuildOptions::new(),
             layout: PhantomData,
         }
     }
 
-    /// Hash with a key derived from `seed`, for a reproducible filter. The
-    /// default is a random key ([`HashKey::random`]).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.key = Some(HashKey::from_seed(seed));
-        self
-    }
-
-    /// Hash with this key, e.g. to build a filter that can be combined with
-    /// another one.
-    pub fn hash_key(mut self, key: HashKey) -> Self {
-        self.key = Some(key);
-        self
-    }
-
-    /// Refuse to build a filter whose data would take more than `max_bytes`
-    /// bytes (the build returns [`Error::TooLarge`](crate::Error::TooLarge)).
-    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = Some(max_bytes);
-        self
-    }
+    approxset_core::build_options_setters!();
 
     fn build(self, params: BloomParams, capacity: usize, fp_rate: f64) -> Result<F> {
         F::from_parts(
             params,
-            self.key.unwrap_or_else(HashKey::random),
+            self.options.key_or_random(),
             capacity,
             fp_rate,
-            self.max_bytes,
+            self.options.max_bytes_limit(),
         )
     }
 }

@@ -5,8 +5,8 @@
 use std::fmt;
 use std::hash::Hash;
 
-use approxset_core::sizing::{self, MAX_HASHES, validate_fp_rate, validate_items};
-use approxset_core::{ApproxSet, Digest, Error, HashKey, Result};
+use approxset_core::sizing::{self, MAX_HASHES, Plan, validate_fp_rate, validate_items};
+use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result};
 
 use approxset_core::format::{Reader, Writer, tag};
 
@@ -71,8 +71,7 @@ pub struct ScalableBuilder {
     fp_rate: f64,
     growth: f64,
     tightening: f64,
-    key: Option<HashKey>,
-    max_bytes: Option<usize>,
+    options: BuildOptions,
 }
 
 impl ScalableBuilder {
@@ -89,24 +88,9 @@ impl ScalableBuilder {
         self
     }
 
-    /// Hash with a key derived from `seed`.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.key = Some(HashKey::from_seed(seed));
-        self
-    }
-
-    /// Hash with this key.
-    pub fn hash_key(mut self, key: HashKey) -> Self {
-        self.key = Some(key);
-        self
-    }
-
-    /// Cap the memory of all stages together: an insert that would need a
-    /// stage past the cap returns [`Error::TooLarge`] and changes nothing.
-    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = Some(max_bytes);
-        self
-    }
+    // `max_bytes` caps all stages together: an insert that would need a
+    // stage past the cap returns `Error::TooLarge` and changes nothing.
+    approxset_core::build_options_setters!();
 
     /// Builds the filter with its first stage sized for `initial_capacity`.
     ///
@@ -119,12 +103,12 @@ impl ScalableBuilder {
         self.validate(initial_capacity)?;
         let mut filter = ScalableBloomFilter {
             stages: Vec::new(),
-            key: self.key.unwrap_or_else(HashKey::random),
+            key: self.options.key_or_random(),
             initial_capacity,
             fp_rate: self.fp_rate,
             growth: self.growth,
             tightening: self.tightening,
-            max_bytes: self.max_bytes,
+            max_bytes: self.options.max_bytes_limit(),
             len: 0,
         };
         let first = filter.new_stage()?;
@@ -170,9 +154,20 @@ impl ScalableBloomFilter {
             fp_rate,
             growth: DEFAULT_GROWTH,
             tightening: DEFAULT_TIGHTENING,
-            key: None,
-            max_bytes: None,
+            options: BuildOptions::new(),
         }
+    }
+
+    /// What the first stage of a filter for `initial_capacity` items at
+    /// `fp_rate` takes (default growth and tightening), computed without
+    /// building it: partitioned, at `p·(1 − r)`.
+    ///
+    /// # Errors
+    /// As [`ScalableBuilder::initial_capacity`], except that nothing is
+    /// allocated.
+    pub fn plan(initial_capacity: usize, fp_rate: f64) -> Result<Plan> {
+        validate_fp_rate(fp_rate)?;
+        PartitionedBloomFilter::plan(initial_capacity, fp_rate * (1.0 - DEFAULT_TIGHTENING))
     }
 
     /// Capacity and error of stage `index`, or why that stage cannot exist.

@@ -11,6 +11,7 @@
 mod error;
 pub mod format;
 pub mod hash;
+mod options;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 pub mod sizing;
@@ -18,6 +19,7 @@ mod traits;
 
 pub use error::{Error, Result};
 pub use hash::{Digest, HashKey};
+pub use options::BuildOptions;
 pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt};
 #[doc(hidden)]
 pub use traits::{BytesOutcome, InsertOutcome};

@@ -205,6 +205,59 @@ impl BloomParams {
     }
 }
 
+/// What a filter takes for a target `(n, p)`, computed without building
+/// it: every filter's `plan` returns one, and `approxset::Variant::design`
+/// reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    items: usize,
+    bits: u128,
+    bytes: u128,
+    probes: u32,
+    expected_fp: f64,
+}
+
+impl Plan {
+    /// A plan of `bits` bits of filter data in `bytes` allocated bytes, with
+    /// `probes` hash functions (or fingerprint bits), expecting
+    /// `expected_fp` at `items` items.
+    pub fn new(items: usize, bits: u128, bytes: u128, probes: u32, expected_fp: f64) -> Self {
+        Plan {
+            items,
+            bits,
+            bytes,
+            probes,
+            expected_fp,
+        }
+    }
+
+    /// The items planned for.
+    pub fn items(&self) -> usize {
+        self.items
+    }
+
+    /// Bits of filter data (bits, 4 per counter, or slots × fingerprint bits).
+    pub fn bits(&self) -> u128 {
+        self.bits
+    }
+
+    /// Bytes of filter data as allocated (whole 64-bit words).
+    pub fn bytes(&self) -> u128 {
+        self.bytes
+    }
+
+    /// Hash functions `k` for the Bloom family, fingerprint bits for the
+    /// cuckoo filter.
+    pub fn probes(&self) -> u32 {
+        self.probes
+    }
+
+    /// The false-positive rate expected at the planned item count.
+    pub fn expected_fp(&self) -> f64 {
+        self.expected_fp
+    }
+}
+
 /// The whole-number k candidates around the real optimum log₂(1/p).
 fn hash_candidates(fp_rate: f64) -> Result<[u32; 2]> {
     let ideal = -fp_rate.log2();

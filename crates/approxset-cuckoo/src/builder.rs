@@ -1,7 +1,7 @@
 //! The builder of cuckoo filters.
 
 use approxset_core::sizing::check_memory;
-use approxset_core::{HashKey, Result};
+use approxset_core::{BuildOptions, Result};
 
 use crate::CuckooFilter;
 use crate::kick::Xorshift;
@@ -27,33 +27,13 @@ use crate::table::Table;
 #[derive(Clone, Debug)]
 pub struct CuckooBuilder {
     fp_rate: f64,
-    key: Option<HashKey>,
-    max_bytes: Option<usize>,
+    options: BuildOptions,
     fingerprint_bits: Option<u32>,
 }
 
 impl CuckooBuilder {
-    /// Hash with a key derived from `seed`, for a reproducible filter (the
-    /// kicks are then reproducible too). The default is a random key
-    /// ([`HashKey::random`]).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.key = Some(HashKey::from_seed(seed));
-        self
-    }
-
-    /// Hash with this key.
-    pub fn hash_key(mut self, key: HashKey) -> Self {
-        self.key = Some(key);
-        self
-    }
-
-    /// Refuse to build a filter whose slot table would take more than
-    /// `max_bytes` bytes (the build returns
-    /// [`Error::TooLarge`](crate::Error::TooLarge)).
-    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = Some(max_bytes);
-        self
-    }
+    // A seeded key also makes the kicks reproducible.
+    approxset_core::build_options_setters!();
 
     /// Use fingerprints of `bits` bits (8, 12 or 16) instead of the smallest
     /// width that reaches the target rate. Checked when the filter is built.
@@ -104,9 +84,10 @@ impl CuckooBuilder {
         };
         // Checked before the conversion, so a count past the address space
         // is `TooLarge` rather than a wrapped bucket count.
-        check_memory(Table::bytes_for(buckets, bits), self.max_bytes)?;
-        let table = Table::new(buckets as usize, bits, self.max_bytes)?;
-        let key = self.key.unwrap_or_else(HashKey::random);
+        let max_bytes = self.options.max_bytes_limit();
+        check_memory(Table::bytes_for(buckets, bits), max_bytes)?;
+        let table = Table::new(buckets as usize, bits, max_bytes)?;
+        let key = self.options.key_or_random();
         Ok(CuckooFilter {
             table,
             victim: None,
@@ -125,8 +106,7 @@ impl CuckooFilter {
     pub fn with_fp_rate(fp_rate: f64) -> CuckooBuilder {
         CuckooBuilder {
             fp_rate,
-            key: None,
-            max_bytes: None,
+            options: BuildOptions::new(),
             fingerprint_bits: None,
         }
     }

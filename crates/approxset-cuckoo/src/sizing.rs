@@ -110,6 +110,20 @@ pub struct CuckooPlan {
     items: usize,
 }
 
+impl From<CuckooPlan> for approxset_core::sizing::Plan {
+    /// The family's common plan: slots × fingerprint bits, bytes, and the
+    /// fingerprint width in place of a hash count.
+    fn from(plan: CuckooPlan) -> Self {
+        approxset_core::sizing::Plan::new(
+            plan.items,
+            plan.bits(),
+            plan.bytes(),
+            plan.fingerprint_bits(),
+            plan.expected_fp(),
+        )
+    }
+}
+
 impl CuckooPlan {
     /// Buckets of four slots.
     pub fn buckets(&self) -> u128 {
