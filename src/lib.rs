@@ -39,7 +39,7 @@ pub use approxset_bloom::{
 };
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, BuildOptions, Deletable, DeletableExt, Digest, Error, HashKey, Result,
-    format, hash, sizing,
+    Value, format, hash, sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
 pub use load::{

@@ -5,21 +5,14 @@ use std::io::Read;
 use approxset_bloom::{
     BloomFilter, CountingBloomFilter, PartitionedBloomFilter, ScalableBloomFilter,
 };
-use approxset_core::format::{MAGIC, Reader, read_all, read_all_limited, tag};
+use approxset_core::format::{Header, Reader, read_all, read_all_limited, tag};
 use approxset_core::{ApproxSet, Deletable, Error, Result};
 use approxset_cuckoo::CuckooFilter;
 
 /// The variant tag of `bytes`, or the envelope error that explains why
-/// there is none.
+/// there is none. The typed loader then checks everything else.
 fn peek_tag(bytes: &[u8]) -> Result<u8> {
-    if bytes.len() > 6 && bytes[..4] == MAGIC {
-        return Ok(bytes[6]);
-    }
-    match Reader::open(bytes) {
-        Err(e) => Err(e),
-        // Unreachable: input without magic or shorter than a header fails.
-        Ok(r) => Ok(r.tag()),
-    }
+    Ok(Header::parse(bytes)?.tag())
 }
 
 /// Loads a filter saved with `to_bytes` (of any variant) behind a trait

@@ -448,3 +448,70 @@ fn design_matches_the_built_filter() {
         assert!(variant.design(10, 1.0).is_err());
     }
 }
+
+#[test]
+fn every_variant_reports_its_parameters() {
+    use approxset::Value;
+    let expected: &[(Variant, &[&str])] = &[
+        (Variant::Classic, &["bits", "hashes", "ones"]),
+        (Variant::Partitioned, &["bits", "hashes", "ones"]),
+        (
+            Variant::Counting,
+            &["counters", "hashes", "nonzero", "saturated"],
+        ),
+        (
+            Variant::Cuckoo,
+            &["fingerprint_bits", "buckets", "slots", "load", "stash"],
+        ),
+        (
+            Variant::Scalable,
+            &[
+                "stages",
+                "initial_capacity",
+                "growth",
+                "tightening",
+                "bits",
+                "hashes",
+            ],
+        ),
+    ];
+    for &(variant, names) in expected {
+        let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
+        for i in 0..500u32 {
+            f.insert_bytes(&i.to_le_bytes()).unwrap();
+        }
+        let params = f.parameters();
+        let got: Vec<&str> = params.iter().map(|(n, _)| *n).collect();
+        assert_eq!(got, names, "{variant}");
+        // The values agree with what the filter and its design say.
+        let design = variant.design(1000, 0.01).unwrap();
+        let get = |name: &str| params.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+        match variant {
+            Variant::Classic | Variant::Partitioned | Variant::Scalable => {
+                assert_eq!(get("bits"), Some(Value::Count(design.bits())));
+                assert_eq!(get("hashes"), Some(Value::Count(design.hashes().into())));
+            }
+            Variant::Counting => {
+                assert_eq!(get("counters"), Some(Value::Count(design.bits() / 4)));
+            }
+            Variant::Cuckoo => {
+                assert_eq!(
+                    get("fingerprint_bits"),
+                    Some(Value::Count(design.hashes().into()))
+                );
+                let Some(Value::Count(slots)) = get("slots") else {
+                    panic!("slots")
+                };
+                assert_eq!(slots * u64::from(design.hashes()), design.bits());
+                let Some(Value::Real(load)) = get("load") else {
+                    panic!("load")
+                };
+                assert!((load - 500.0 / slots as f64).abs() < 1e-12, "{load}");
+            }
+            _ => unreachable!(),
+        }
+        // A reloaded filter reports the same.
+        let again = approxset::load(&f.to_bytes().unwrap()).unwrap();
+        assert_eq!(again.parameters(), params, "{variant}");
+    }
+}

@@ -7,7 +7,7 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::{BloomParams, Plan};
-use approxset_core::{Digest, Error, HashKey, Result};
+use approxset_core::{Digest, Error, HashKey, Result, Value};
 
 use approxset_core::format::{Reader, Writer};
 
@@ -203,6 +203,18 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     pub fn clear(&mut self) {
         self.cells.clear();
         self.len = 0;
+    }
+
+    /// The parameters by name: the cells (`bits` or `counters`), `hashes`,
+    /// and the cells set (`ones` or `nonzero`); see
+    /// [`ApproxSet::parameters`](approxset_core::ApproxSet::parameters).
+    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
+        let mut out = vec![
+            (C::WHAT, self.cells.cell_count().into()),
+            ("hashes", self.hashes.into()),
+        ];
+        out.extend(self.cells.describe());
+        out
     }
 }
 

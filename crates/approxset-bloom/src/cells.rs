@@ -3,8 +3,8 @@
 //! counter each ([`Counters`], the counting filter). The filter's hashing,
 //! sizing, persistence and bookkeeping are written once over this trait.
 
-use approxset_core::Result;
 use approxset_core::format::tag;
+use approxset_core::{Result, Value};
 
 pub use crate::bits::BitVec;
 pub use crate::counters::Counters;
@@ -60,6 +60,9 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     /// Empties every cell.
     #[doc(hidden)]
     fn clear(&mut self);
+    /// The storage's own counts, by name, for `parameters`.
+    #[doc(hidden)]
+    fn describe(&self) -> Vec<(&'static str, Value)>;
 }
 
 impl<L: Layout> Cells<L> for BitVec {
@@ -97,6 +100,9 @@ impl<L: Layout> Cells<L> for BitVec {
     fn clear(&mut self) {
         BitVec::clear(self)
     }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![("ones", self.count_ones().into())]
+    }
 }
 
 impl Cells<Classic> for Counters {
@@ -133,5 +139,11 @@ impl Cells<Classic> for Counters {
     }
     fn clear(&mut self) {
         Counters::clear(self)
+    }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("nonzero", self.nonzero().into()),
+            ("saturated", self.saturated().into()),
+        ]
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use std::hash::Hash;
 
 use approxset_core::sizing::{self, MAX_HASHES, Plan, validate_fp_rate, validate_items};
-use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result};
+use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result, Value};
 
 use approxset_core::format::{Reader, Writer, tag};
 
@@ -369,6 +369,25 @@ impl ScalableBloomFilter {
     /// Bytes of all stages' bits.
     pub fn memory_bytes(&self) -> usize {
         self.stages.iter().map(|s| s.memory_bytes()).sum()
+    }
+
+    /// The parameters by name: `stages`, `initial_capacity`, `growth`,
+    /// `tightening`, `max_bytes` (when set), and the first stage's `bits`
+    /// and `hashes`.
+    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
+        let first = &self.stages[0];
+        let mut out = vec![
+            ("stages", self.stages.len().into()),
+            ("initial_capacity", self.initial_capacity.into()),
+            ("growth", self.growth.into()),
+            ("tightening", self.tightening.into()),
+            ("bits", first.bits().into()),
+            ("hashes", first.hashes().into()),
+        ];
+        if let Some(m) = self.max_bytes {
+            out.push(("max_bytes", m.into()));
+        }
+        out
     }
 
     /// Removes every item: back to one empty first stage.

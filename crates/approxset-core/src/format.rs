@@ -160,6 +160,116 @@ impl Writer {
     }
 }
 
+/// The envelope of a serialized filter as its first 16 bytes state it:
+/// format version, variant tag, flags and total length. The one place that
+/// reads them, for the loaders, the stream reader and tools such as
+/// `approxset info`.
+///
+/// ```
+/// use approxset_core::format::{Header, Writer, tag};
+/// use approxset_core::HashKey;
+/// let bytes = Writer::new(tag::CLASSIC, HashKey::from_seed(1), 0).finish();
+/// let header = Header::parse(&bytes)?;
+/// assert_eq!(header.variant(), Some("classic"));
+/// assert_eq!(header.total_len(), bytes.len() as u64);
+/// # Ok::<(), approxset_core::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    version: u16,
+    tag: u8,
+    flags: u8,
+    total_len: u64,
+}
+
+impl Header {
+    /// Reads the first 16 bytes of `bytes`, checking the magic, the version
+    /// and that the announced length holds at least a header. The tag and
+    /// the flags are reported as found; [`Reader::open`] checks them after
+    /// the checksum, so that damage is reported as damage.
+    ///
+    /// # Errors
+    /// [`Error::BadMagic`], [`Error::UnsupportedVersion`],
+    /// [`Error::Truncated`] for fewer than 16 bytes, [`Error::Corrupt`] for
+    /// a total length shorter than a header.
+    pub fn parse(bytes: &[u8]) -> Result<Self> {
+        let truncated = || Error::Truncated {
+            needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
+            available: bytes.len() as u64,
+        };
+        if bytes.len() < 8 {
+            // Name the magic problem first if even the first bytes are wrong.
+            let n = bytes.len().min(4);
+            if bytes[..n] != MAGIC[..n] {
+                let mut found = [0u8; 4];
+                found[..n].copy_from_slice(&bytes[..n]);
+                return Err(Error::BadMagic { found });
+            }
+            return Err(truncated());
+        }
+        let magic: [u8; 4] = bytes[..4].try_into().expect("4 bytes");
+        if magic != MAGIC {
+            return Err(Error::BadMagic { found: magic });
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        if version > VERSION || version == 0 {
+            return Err(Error::UnsupportedVersion {
+                found: version,
+                supported: VERSION,
+            });
+        }
+        if bytes.len() < 16 {
+            return Err(truncated());
+        }
+        let total_len = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+        if total_len < (HEADER_LEN + CHECKSUM_LEN) as u64 {
+            return Err(Error::corrupt(format!(
+                "total length {total_len} is shorter than a header"
+            )));
+        }
+        Ok(Header {
+            version,
+            tag: bytes[6],
+            flags: bytes[7],
+            total_len,
+        })
+    }
+
+    /// The format version.
+    pub fn version(&self) -> u16 {
+        self.version
+    }
+
+    /// The variant tag (see [`tag`]).
+    pub fn tag(&self) -> u8 {
+        self.tag
+    }
+
+    /// The variant's name, if the tag is known.
+    pub fn variant(&self) -> Option<&'static str> {
+        tag::name(self.tag)
+    }
+
+    /// The total length in bytes, checksum included.
+    pub fn total_len(&self) -> u64 {
+        self.total_len
+    }
+
+    /// Checks the flags (none are defined) and the tag.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for flags, [`Error::UnknownVariant`].
+    fn check_flags_and_tag(&self) -> Result<()> {
+        if self.flags != 0 {
+            return Err(Error::corrupt(format!("unknown flags {:#04x}", self.flags)));
+        }
+        if tag::name(self.tag).is_none() {
+            return Err(Error::UnknownVariant { tag: self.tag });
+        }
+        Ok(())
+    }
+}
+
 /// Reads a filter written by a [`Writer`].
 #[derive(Debug)]
 pub struct Reader<'a> {
@@ -182,32 +292,8 @@ impl<'a> Reader<'a> {
     /// [`Error::UnknownVariant`].
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
         let available = bytes.len() as u64;
-        if bytes.len() < 8 {
-            // Name the magic problem first if even the first bytes are wrong.
-            let n = bytes.len().min(4);
-            if bytes[..n] != MAGIC[..n] {
-                let mut found = [0u8; 4];
-                found[..n].copy_from_slice(&bytes[..n]);
-                return Err(Error::BadMagic { found });
-            }
-            return Err(Error::Truncated {
-                needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
-                available,
-            });
-        }
-        check_magic_and_version(bytes)?;
-        if bytes.len() < 16 {
-            return Err(Error::Truncated {
-                needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
-                available,
-            });
-        }
-        let total = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
-        if total < (HEADER_LEN + CHECKSUM_LEN) as u64 {
-            return Err(Error::corrupt(format!(
-                "total length {total} is shorter than a header"
-            )));
-        }
+        let header = Header::parse(bytes)?;
+        let total = header.total_len();
         if available < total {
             return Err(Error::Truncated {
                 needed: total,
@@ -226,13 +312,8 @@ impl<'a> Reader<'a> {
         if stored != computed {
             return Err(Error::ChecksumMismatch { stored, computed });
         }
-        if bytes[7] != 0 {
-            return Err(Error::corrupt(format!("unknown flags {:#04x}", bytes[7])));
-        }
-        let tag = bytes[6];
-        if tag::name(tag).is_none() {
-            return Err(Error::UnknownVariant { tag });
-        }
+        header.check_flags_and_tag()?;
+        let tag = header.tag();
         let key = HashKey::from_le_bytes(bytes[16..32].try_into().expect("16 bytes"));
         Ok(Reader {
             body,
@@ -367,39 +448,13 @@ pub const DEFAULT_READ_LIMIT: u64 = 1 << 40;
 /// magic, version, variant tag, flags and the total length.
 const PREFIX_LEN: usize = 16;
 
-/// Checks the magic and the version in the first 8 bytes of `bytes`.
-fn check_magic_and_version(bytes: &[u8]) -> Result<()> {
-    let magic: [u8; 4] = bytes[..4].try_into().expect("4 bytes");
-    if magic != MAGIC {
-        return Err(Error::BadMagic { found: magic });
-    }
-    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version > VERSION || version == 0 {
-        return Err(Error::UnsupportedVersion {
-            found: version,
-            supported: VERSION,
-        });
-    }
-    Ok(())
-}
-
-/// Checks the first 16 bytes of a serialized filter (magic, version, flags,
-/// variant tag and the announced total length against `max_bytes`) and
-/// returns the announced total length.
+/// Checks the first 16 bytes of a serialized filter (the [`Header`], its
+/// flags and tag, and the announced length against `max_bytes`) and returns
+/// the announced total length.
 fn check_prefix(head: &[u8; PREFIX_LEN], max_bytes: u64) -> Result<u64> {
-    check_magic_and_version(head)?;
-    if head[7] != 0 {
-        return Err(Error::corrupt(format!("unknown flags {:#04x}", head[7])));
-    }
-    if tag::name(head[6]).is_none() {
-        return Err(Error::UnknownVariant { tag: head[6] });
-    }
-    let total = u64::from_le_bytes(head[8..16].try_into().expect("8 bytes"));
-    if total < (HEADER_LEN + CHECKSUM_LEN) as u64 {
-        return Err(Error::corrupt(format!(
-            "total length {total} is shorter than a header"
-        )));
-    }
+    let header = Header::parse(head)?;
+    header.check_flags_and_tag()?;
+    let total = header.total_len();
     let limit = max_bytes.min(usize::MAX as u64);
     if total > limit {
         return Err(Error::TooLarge {

@@ -20,6 +20,6 @@ mod traits;
 pub use error::{Error, Result};
 pub use hash::{Digest, HashKey};
 pub use options::BuildOptions;
-pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt};
+pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt, Value};
 #[doc(hidden)]
 pub use traits::{BytesOutcome, InsertOutcome};

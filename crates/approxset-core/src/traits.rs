@@ -103,6 +103,13 @@ pub trait ApproxSet: fmt::Debug {
     /// `approxset::Variant` displays it. Third-party filters return their own.
     fn variant(&self) -> &'static str;
 
+    /// The variant's own parameters by name (bits and `k`, fingerprint
+    /// width and buckets, stages, …), for tools such as `approxset info`.
+    /// Empty by default, for third-party filters.
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+
     /// The filter in the versioned binary [format](crate::format), readable
     /// back with `approxset::load`.
     ///
@@ -211,6 +218,49 @@ pub trait DeletableExt: Deletable {
 
 impl<S: Deletable + ?Sized> DeletableExt for S {}
 
+/// One value of [`ApproxSet::parameters`]: a count or a real number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Value {
+    /// A count (bits, hash functions, buckets, stages, bytes).
+    Count(u64),
+    /// A real number (a rate, a ratio, a load).
+    Real(f64),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Count(n) => write!(f, "{n}"),
+            Value::Real(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+impl From<u64> for Value {
+    fn from(n: u64) -> Self {
+        Value::Count(n)
+    }
+}
+
+impl From<u32> for Value {
+    fn from(n: u32) -> Self {
+        Value::Count(n.into())
+    }
+}
+
+impl From<usize> for Value {
+    fn from(n: usize) -> Self {
+        Value::Count(n as u64)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(x: f64) -> Self {
+        Value::Real(x)
+    }
+}
+
 macro_rules! forward_approx_set {
     ($($ty:ty),*) => {$(
         impl<S: ApproxSet + ?Sized> ApproxSet for $ty {
@@ -248,6 +298,9 @@ macro_rules! forward_approx_set {
             }
             fn variant(&self) -> &'static str {
                 (**self).variant()
+            }
+            fn parameters(&self) -> Vec<(&'static str, Value)> {
+                (**self).parameters()
             }
             fn to_bytes(&self) -> Result<Vec<u8>> {
                 (**self).to_bytes()
@@ -303,7 +356,8 @@ impl BytesOutcome for Result<Vec<u8>> {
 /// by forwarding every method to the filter's inherent method of the same
 /// name, so each filter writes its methods once. The inherent
 /// `insert_digest` may return `bool` or `Result<bool>`, and `to_bytes`
-/// `Vec<u8>` or `Result<Vec<u8>>`.
+/// `Vec<u8>` or `Result<Vec<u8>>`; `parameters` returns
+/// `Vec<(&'static str, Value)>`.
 ///
 /// ```ignore
 /// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);
@@ -344,6 +398,9 @@ macro_rules! impl_approx_set {
             }
             fn variant(&self) -> &'static str {
                 $name
+            }
+            fn parameters(&self) -> Vec<(&'static str, $crate::Value)> {
+                <$ty>::parameters(self)
             }
             fn to_bytes(&self) -> $crate::Result<Vec<u8>> {
                 $crate::BytesOutcome::into_result(<$ty>::to_bytes(self))

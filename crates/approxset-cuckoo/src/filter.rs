@@ -4,7 +4,7 @@
 use std::fmt;
 use std::hash::Hash;
 
-use approxset_core::{Digest, Error, HashKey, Result};
+use approxset_core::{Digest, Error, HashKey, Result, Value};
 
 use crate::bucket;
 use crate::kick::{Victim, Xorshift};
@@ -206,6 +206,19 @@ impl CuckooFilter {
             self.insert(&item)?;
         }
         Ok(())
+    }
+
+    /// The parameters by name: `fingerprint_bits`, `buckets`, `slots`,
+    /// `load` (occupied slots / slots) and `stash` (1 when the victim stash
+    /// is taken).
+    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("fingerprint_bits", self.fingerprint_bits().into()),
+            ("buckets", self.buckets().into()),
+            ("slots", self.slots().into()),
+            ("load", self.load_factor().into()),
+            ("stash", usize::from(self.victim.is_some()).into()),
+        ]
     }
 
     /// Fingerprint width `f` in bits: 8, 12 or 16.
