@@ -82,31 +82,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         Builder::num_bits(cells)
     }
 
-    /// Inserts `item`; returns `true` when it was certainly new (a bit
-    /// changed). A Bloom filter never fails to insert.
-    #[inline]
-    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        self.insert_digest(self.key.digest(item))
-    }
-
-    /// Whether `item` may have been inserted (`false`: certainly not).
-    #[inline]
-    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_digest(self.key.digest(item))
-    }
-
-    /// Inserts a byte string hashed as raw bytes (portable across platforms).
-    #[inline]
-    pub fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
-        self.insert_digest(self.key.digest_bytes(bytes))
-    }
-
-    /// Whether a byte string inserted with
-    /// [`insert_bytes`](Self::insert_bytes) may be present.
-    #[inline]
-    pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
-        self.contains_digest(self.key.digest_bytes(bytes))
-    }
+    approxset_core::key_methods!(insert -> bool);
 
     /// Inserts a precomputed digest (see [`HashKey::digest`]).
     #[inline]
@@ -146,10 +122,12 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         self.hashes
     }
 
-    /// The filter's hash key.
-    pub fn hash_key(&self) -> HashKey {
-        self.key
-    }
+    approxset_core::bookkeeping_methods!(
+        len = "Items inserted (less items removed, for the counting filter): every \
+               insert counts, as a Bloom filter cannot tell a repeat from a new item. \
+               After a `union` it is the sum of both counts and after an `intersect` \
+               the smaller one; for distinct items use `estimated_items`."
+    );
 
     /// The fraction of cells set (bits set, counters above zero), `X / m`:
     /// ½ at the optimum.
@@ -157,29 +135,9 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         self.cells.nonzero() as f64 / self.cells.cell_count() as f64
     }
 
-    /// Items inserted (less items removed, for the counting filter; see
-    /// [`ApproxSet::len`](approxset_core::ApproxSet::len)): every insert counts, as a Bloom filter cannot
-    /// tell a repeat from a new item. After a
-    /// [`union`](Self::union) it is the sum of both counts and after an
-    /// [`intersect`](Self::intersect) the smaller one; for the number of
-    /// distinct items use [`estimated_items`](Self::estimated_items).
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether nothing was inserted.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The number of items the filter was sized for.
     pub fn capacity(&self) -> usize {
         self.capacity
-    }
-
-    /// The false-positive rate the filter was sized for, at `capacity` items.
-    pub fn fp_rate(&self) -> f64 {
-        self.fp_rate
     }
 
     /// The false-positive rate from the current fill: (X/m)^k.

@@ -1,8 +1,6 @@
 //! The counting Bloom filter (Fan, Cao, Almeida and Broder 2000): 4-bit
 //! counters in place of bits, so items can be removed.
 
-use std::hash::Hash;
-
 use approxset_core::{Deletable, Digest};
 
 use crate::Bloom;
@@ -60,18 +58,7 @@ impl Bloom<Classic, Counters> {
         Self::with_num_bits(counters)
     }
 
-    /// Removes one copy of `item`; see the [type docs](CountingBloomFilter)
-    /// for the hazard.
-    #[inline]
-    pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        self.remove_digest(self.hash_key().digest(item))
-    }
-
-    /// Removes one copy of a byte string.
-    #[inline]
-    pub fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
-        self.remove_digest(self.hash_key().digest_bytes(bytes))
-    }
+    approxset_core::key_methods!(remove);
 
     /// Removes one copy of a precomputed digest: `false`, changing nothing,
     /// when a counter is zero; otherwise decrements every counter that is

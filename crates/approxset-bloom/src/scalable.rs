@@ -239,8 +239,10 @@ impl ScalableBloomFilter {
             .expected_items(capacity)
     }
 
-    /// Inserts `item` unless it (probably) is present; returns `Ok(true)`
-    /// when it was added.
+    approxset_core::key_methods!(insert -> Result<bool>);
+
+    /// Inserts a precomputed digest unless it (probably) is present;
+    /// returns `Ok(true)` when it was added.
     ///
     /// # Errors
     /// When a new stage is needed and would pass the memory cap
@@ -250,36 +252,6 @@ impl ScalableBloomFilter {
     /// stages at the default growth and tightening, far past any memory;
     /// sooner with a growth near 1 or a tiny tightening). The filter is
     /// unchanged.
-    #[inline]
-    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
-        self.insert_digest(self.key.digest(item))
-    }
-
-    /// Whether `item` may be present.
-    #[inline]
-    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_digest(self.key.digest(item))
-    }
-
-    /// Inserts a byte string hashed as raw bytes (portable).
-    ///
-    /// # Errors
-    /// As [`insert`](Self::insert).
-    #[inline]
-    pub fn insert_bytes(&mut self, bytes: &[u8]) -> Result<bool> {
-        self.insert_digest(self.key.digest_bytes(bytes))
-    }
-
-    /// Whether a byte string may be present.
-    #[inline]
-    pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
-        self.contains_digest(self.key.digest_bytes(bytes))
-    }
-
-    /// Inserts a precomputed digest; see [`insert`](Self::insert).
-    ///
-    /// # Errors
-    /// As [`insert`](Self::insert).
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
         if self.contains_digest(digest) {
             return Ok(false);
@@ -313,15 +285,10 @@ impl ScalableBloomFilter {
         &self.stages
     }
 
-    /// Distinct items added (see the [type docs](Self)).
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether nothing was added.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    approxset_core::bookkeeping_methods!(
+        len = "Distinct items added (see the type docs): an item that tests present \
+               is not added again."
+    );
 
     /// The first stage's capacity, `n₀`.
     pub fn initial_capacity(&self) -> usize {
@@ -336,11 +303,6 @@ impl ScalableBloomFilter {
             .fold(0, usize::saturating_add)
     }
 
-    /// The target false-positive rate `p`, never exceeded.
-    pub fn fp_rate(&self) -> f64 {
-        self.fp_rate
-    }
-
     /// The growth factor `s`.
     pub fn growth(&self) -> f64 {
         self.growth
@@ -349,11 +311,6 @@ impl ScalableBloomFilter {
     /// The tightening ratio `r`.
     pub fn tightening(&self) -> f64 {
         self.tightening
-    }
-
-    /// The filter's hash key (shared by every stage).
-    pub fn hash_key(&self) -> HashKey {
-        self.key
     }
 
     /// The compound false-positive rate from the stages' fills:

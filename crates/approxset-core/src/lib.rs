@@ -11,6 +11,7 @@
 mod error;
 pub mod format;
 pub mod hash;
+mod macros;
 mod options;
 #[cfg(feature = "serde")]
 pub mod serde_support;

@@ -119,61 +119,18 @@ impl CuckooFilter {
         Self::with_fp_rate(fp_rate).expected_items(expected_items)
     }
 
-    /// Inserts `item`. Returns `Ok(true)` when the filter certainly did not
-    /// hold it before (neither bucket nor the stash held its fingerprint),
-    /// `Ok(false)` when it may have; either way one more copy is stored.
+    approxset_core::key_methods!(insert -> Result<bool>);
+    approxset_core::key_methods!(remove);
+
+    /// Inserts a precomputed digest (see [`HashKey::digest`]). Returns
+    /// `Ok(true)` when the filter certainly did not hold it before (neither
+    /// bucket nor the stash held its fingerprint), `Ok(false)` when it may
+    /// have; either way one more copy is stored.
     ///
     /// # Errors
     /// [`Error::Full`] when the victim stash is taken (an earlier insertion
     /// ran out of kicks) or the item's two buckets already hold 2b = 8 copies
     /// of its fingerprint. The filter is then unchanged.
-    #[inline]
-    pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
-        self.insert_digest(self.key.digest(item))
-    }
-
-    /// Whether `item` may be in the filter (`false`: certainly not).
-    #[inline]
-    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_digest(self.key.digest(item))
-    }
-
-    /// Removes one copy of `item`. Returns `false`, changing nothing, when
-    /// it tests absent. See the hazard of removing items that were never
-    /// inserted in the [type docs](Self#removing-items-that-were-never-inserted).
-    #[inline]
-    pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        self.remove_digest(self.key.digest(item))
-    }
-
-    /// Inserts a byte string hashed as raw bytes (portable across
-    /// platforms).
-    ///
-    /// # Errors
-    /// As [`insert`](Self::insert).
-    #[inline]
-    pub fn insert_bytes(&mut self, bytes: &[u8]) -> Result<bool> {
-        self.insert_digest(self.key.digest_bytes(bytes))
-    }
-
-    /// Whether a byte string inserted with
-    /// [`insert_bytes`](Self::insert_bytes) may be present.
-    #[inline]
-    pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
-        self.contains_digest(self.key.digest_bytes(bytes))
-    }
-
-    /// Removes one copy of a byte string inserted with
-    /// [`insert_bytes`](Self::insert_bytes).
-    #[inline]
-    pub fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
-        self.remove_digest(self.key.digest_bytes(bytes))
-    }
-
-    /// Inserts a precomputed digest (see [`HashKey::digest`]).
-    ///
-    /// # Errors
-    /// As [`insert`](Self::insert).
     #[inline]
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
         by_width!(self.insert_impl(digest))
@@ -241,31 +198,14 @@ impl CuckooFilter {
         self.len as f64 / self.slots() as f64
     }
 
-    /// The filter's hash key.
-    pub fn hash_key(&self) -> HashKey {
-        self.key
-    }
-
-    /// Fingerprints stored, in the table and the stash: successful inserts
-    /// (duplicates included) less successful removals.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether no fingerprint is stored.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    approxset_core::bookkeeping_methods!(
+        len = "Fingerprints stored, in the table and the stash: successful inserts \
+               (duplicates included) less successful removals."
+    );
 
     /// The number of items the filter was sized for.
     pub fn capacity(&self) -> usize {
         self.capacity
-    }
-
-    /// The target false-positive rate, which the filter meets at `capacity`
-    /// items.
-    pub fn fp_rate(&self) -> f64 {
-        self.fp_rate
     }
 
     /// The false-positive rate at the current load:
