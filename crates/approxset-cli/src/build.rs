@@ -101,14 +101,7 @@ impl Record for BuildRecord {
             ("capacity", output::count(self.capacity)),
             ("target FP", output::rate(self.target_fp)),
             ("estimated FP", output::rate(self.estimated_fp)),
-            (
-                "written",
-                format!(
-                    "{} ({} bytes)",
-                    output::bytes(self.bytes),
-                    output::count(self.bytes)
-                ),
-            ),
+            ("written", output::bytes_exact(self.bytes)),
             ("output", self.output.clone()),
         ]
     }

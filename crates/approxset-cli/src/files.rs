@@ -154,13 +154,13 @@ pub(crate) fn load_deletable_filter(
 /// # Errors
 /// As [`load_deletable_filter`].
 pub(crate) fn check_deletable(path: &Path) -> Result<(), CliError> {
-    let mut head = [0u8; 7];
+    let mut head = [0u8; approxset::format::HEADER_LEN];
     let looks_deletable = File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
         .is_ok()
-        && head[..4] == approxset::format::MAGIC
-        && approxset::format::tag::name(head[6])
-            .and_then(|name| name.parse::<Variant>().ok())
+        && approxset::format::Header::parse(&head)
+            .ok()
+            .and_then(|header| header.variant()?.parse::<Variant>().ok())
             .is_some_and(Variant::supports_delete);
     if looks_deletable {
         Ok(())

@@ -1,14 +1,18 @@
-//! `approxset info`: what a saved filter holds. The common facts come from
-//! the loaded filter; the format version and the variant's parameters
-//! (bits or counters and k for the Bloom family, stages for the scalable
-//! filter) are read from the file's header as `docs/format.md` lays it out.
+//! `approxset info`: what a saved filter holds. Everything comes from the
+//! library, nothing from byte offsets: the format version from the file's
+//! envelope ([`Header`]), the common facts (items, capacity, rates, memory)
+//! and the variant's own parameters ([`ApproxSet::parameters`]: bits and k,
+//! counters, fingerprint width and buckets, stages, …) from the loaded
+//! filter. In the JSON record `parameters` is an object of those names,
+//! each a number; the human output gives each one a line of its own.
 
 use std::path::PathBuf;
 
-use approxset::format::{HEADER_LEN, tag};
-use approxset::{ApproxSet, Variant};
+use approxset::format::Header;
+use approxset::{ApproxSet, Value, Variant};
 use clap::Args;
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::output::{self, Record};
 use crate::{CliError, files};
@@ -27,34 +31,84 @@ pub(crate) struct InfoArgs {
     filter: PathBuf,
 }
 
-/// The variant's parameters as the file stores them; absent fields do not
-/// apply to the variant.
-#[derive(Debug, Default, Serialize)]
-pub(crate) struct Parameters {
-    /// Bits m (classic, partitioned).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bits: Option<u64>,
-    /// 4-bit counters m (counting).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    counters: Option<u64>,
-    /// Hash functions k (Bloom family; for scalable, of the first stage).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    hashes: Option<u32>,
-    /// Stages (scalable).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stages: Option<u64>,
-    /// Capacity of the first stage (scalable).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    initial_capacity: Option<u64>,
-    /// Capacity factor from one stage to the next (scalable).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    growth: Option<f64>,
-    /// False-positive factor from one stage to the next (scalable).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tightening: Option<f64>,
-    /// Memory limit in bytes (scalable, when it has one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_bytes: Option<u64>,
+/// The variant's parameters as the filter reports them, in its order:
+/// serialised as one JSON object of name → number (a count as an integer,
+/// a real as a number).
+#[derive(Debug)]
+pub(crate) struct Parameters(Vec<(&'static str, Value)>);
+
+impl Serialize for Parameters {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            match *value {
+                Value::Count(n) => map.serialize_entry(name, &n)?,
+                Value::Real(x) => map.serialize_entry(name, &x)?,
+                // A kind of value this tool does not know yet: as it displays.
+                ref other => map.serialize_entry(name, &other.to_string())?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// How a parameter's value is shown in the human output.
+#[derive(Clone, Copy, Debug)]
+enum Shown {
+    /// A count with thousands separators.
+    Count,
+    /// A byte count in binary units.
+    Bytes,
+    /// A real number, to six decimals at most.
+    Real,
+}
+
+/// The human label and format of each parameter name the library reports;
+/// a name not listed here is shown under its own name.
+const LABELS: &[(&str, &str, Shown)] = &[
+    ("bits", "bits", Shown::Count),
+    ("counters", "counters", Shown::Count),
+    ("hashes", "hashes", Shown::Count),
+    ("ones", "bits set", Shown::Count),
+    ("nonzero", "nonzero counters", Shown::Count),
+    ("saturated", "saturated counters", Shown::Count),
+    ("fingerprint_bits", "fingerprint bits", Shown::Count),
+    ("buckets", "buckets", Shown::Count),
+    ("slots", "slots", Shown::Count),
+    ("load", "load factor", Shown::Real),
+    ("stash", "stashed fingerprints", Shown::Count),
+    ("stages", "stages", Shown::Count),
+    ("initial_capacity", "initial capacity", Shown::Count),
+    ("growth", "growth", Shown::Real),
+    ("tightening", "tightening", Shown::Real),
+    ("max_bytes", "memory limit", Shown::Bytes),
+];
+
+/// The label of parameter `name`; `staged` (a scalable filter) marks the
+/// first stage's bits and hashes as such.
+fn label(name: &'static str, staged: bool) -> &'static str {
+    match name {
+        "bits" if staged => "bits (stage 1)",
+        "hashes" if staged => "hashes (stage 1)",
+        _ => LABELS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map_or(name, |&(_, label, _)| label),
+    }
+}
+
+/// Parameter `name`'s value as the human output shows it.
+fn shown(name: &str, value: Value) -> String {
+    let how = LABELS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map_or(Shown::Count, |&(_, _, how)| how);
+    match (how, value) {
+        (Shown::Bytes, Value::Count(n)) => output::bytes(n),
+        (_, Value::Count(n)) => output::count(n),
+        (_, Value::Real(x)) => output::real(x),
+        (_, other) => other.to_string(),
+    }
 }
 
 /// What a filter file holds: the JSON object and the human lines.
@@ -86,7 +140,6 @@ pub(crate) struct InfoRecord {
 
 impl Record for InfoRecord {
     fn fields(&self) -> Vec<(&'static str, String)> {
-        let p = &self.parameters;
         let mut fields = vec![
             ("file", self.file.clone()),
             ("variant", self.variant.clone()),
@@ -96,157 +149,118 @@ impl Record for InfoRecord {
             ("target FP", output::rate(self.target_fp)),
             ("estimated FP", output::rate(self.estimated_fp)),
             ("memory", output::bytes(self.bytes)),
-            (
-                "file size",
-                format!(
-                    "{} ({} bytes)",
-                    output::bytes(self.file_bytes),
-                    output::count(self.file_bytes)
-                ),
-            ),
+            ("file size", output::bytes_exact(self.file_bytes)),
             (
                 "deletes",
                 if self.supports_delete { "yes" } else { "no" }.to_owned(),
             ),
         ];
-        let counts = [
-            ("bits", p.bits),
-            ("counters", p.counters),
-            ("stages", p.stages),
-            ("initial capacity", p.initial_capacity),
-        ];
-        for (label, value) in counts {
-            if let Some(v) = value {
-                fields.push((label, output::count(v)));
-            }
-        }
-        if let Some(k) = p.hashes {
-            let label = if p.stages.is_some() {
-                "hashes (stage 1)"
-            } else {
-                "hashes"
-            };
-            fields.push((label, k.to_string()));
-        }
-        if let Some(g) = p.growth {
-            fields.push(("growth", format!("{g}")));
-        }
-        if let Some(t) = p.tightening {
-            fields.push(("tightening", format!("{t}")));
-        }
-        if let Some(m) = p.max_bytes {
-            fields.push(("memory limit", output::bytes(m)));
-        }
+        let staged = self.variant == Variant::Scalable.name();
+        fields.extend(
+            self.parameters
+                .0
+                .iter()
+                .map(|&(name, value)| (label(name, staged), shown(name, value))),
+        );
         fields
     }
 }
 
-/// The `u64` at `offset`, if the input reaches that far.
-fn u64_at(bytes: &[u8], offset: usize) -> Option<u64> {
-    let field = bytes.get(offset..offset.checked_add(8)?)?;
-    Some(u64::from_le_bytes(field.try_into().ok()?))
-}
-
-/// The `u32` at `offset`, if the input reaches that far.
-fn u32_at(bytes: &[u8], offset: usize) -> Option<u32> {
-    let field = bytes.get(offset..offset.checked_add(4)?)?;
-    Some(u32::from_le_bytes(field.try_into().ok()?))
-}
-
-/// The format version in the header.
-fn format_version(bytes: &[u8]) -> Option<u16> {
-    let field = bytes.get(4..6)?;
-    Some(u16::from_le_bytes(field.try_into().ok()?))
-}
-
-/// The parameters of a (loaded, so valid) filter file; empty for a variant
-/// whose parameter block this tool does not know.
-fn parameters(bytes: &[u8]) -> Parameters {
-    let at = HEADER_LEN;
-    let mut p = Parameters::default();
-    match bytes.get(6).copied() {
-        Some(tag::CLASSIC | tag::PARTITIONED) => {
-            p.bits = u64_at(bytes, at);
-            p.hashes = u32_at(bytes, at + 8);
-        }
-        Some(tag::COUNTING) => {
-            p.counters = u64_at(bytes, at);
-            p.hashes = u32_at(bytes, at + 8);
-        }
-        Some(tag::SCALABLE) => {
-            // initial capacity, fp, growth, tightening, memory cap, len,
-            // stages; then the first stage's cell params.
-            p.initial_capacity = u64_at(bytes, at);
-            p.growth = u64_at(bytes, at + 16).map(f64::from_bits);
-            p.tightening = u64_at(bytes, at + 24).map(f64::from_bits);
-            p.max_bytes = u64_at(bytes, at + 32).filter(|&m| m != u64::MAX);
-            p.stages = u64_at(bytes, at + 48);
-            p.hashes = u32_at(bytes, at + 56 + 8);
-        }
-        _ => {}
-    }
-    p
-}
-
-/// Runs `approxset info`.
-pub(crate) fn run(args: &InfoArgs, json: bool) -> Result<(), CliError> {
-    let (filter, bytes) = files::load_filter(&args.filter)?;
-    let supports_delete = filter
-        .variant()
-        .parse::<Variant>()
-        .is_ok_and(Variant::supports_delete);
+/// The record of the loaded `filter`, read from the file `bytes` of `file`.
+fn record(file: &str, filter: &dyn ApproxSet, header: &Header, bytes: &[u8]) -> InfoRecord {
     InfoRecord {
-        file: args.filter.display().to_string(),
+        file: file.to_owned(),
         variant: filter.variant().to_owned(),
-        format_version: format_version(&bytes).unwrap_or(approxset::format::VERSION),
+        format_version: header.version(),
         items: filter.len() as u64,
         capacity: filter.capacity() as u64,
         target_fp: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
         bytes: filter.memory_bytes() as u64,
         file_bytes: bytes.len() as u64,
-        supports_delete,
-        parameters: parameters(&bytes),
+        supports_delete: Variant::of(filter).is_some_and(Variant::supports_delete),
+        parameters: Parameters(filter.parameters()),
     }
-    .print(json)
+}
+
+/// Runs `approxset info`.
+pub(crate) fn run(args: &InfoArgs, json: bool) -> Result<(), CliError> {
+    let (filter, bytes) = files::load_filter(&args.filter)?;
+    let header = Header::parse(&bytes).map_err(|e| files::load_error(&args.filter, &e))?;
+    let file = args.filter.display().to_string();
+    record(&file, &*filter, &header, &bytes).print(json)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn parameters_of_every_bloom_variant() {
-        for variant in [Variant::Classic, Variant::Partitioned, Variant::Counting] {
-            let f = variant.builder().seed(3).build(1000, 0.01).unwrap();
-            let bytes = f.to_bytes().unwrap();
-            let p = parameters(&bytes);
-            let design = variant.design(1000, 0.01).unwrap();
-            assert_eq!(p.hashes, Some(design.hashes()), "{variant}");
-            let cells = p.bits.or(p.counters).unwrap();
-            assert!(cells > 0 && p.stages.is_none(), "{variant}");
-            assert_eq!(format_version(&bytes), Some(1));
+    /// The record of a filter of `variant` built with a fixed seed.
+    fn record_of(variant: Variant) -> InfoRecord {
+        let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
+        for i in 0..100u32 {
+            f.insert(&i).unwrap();
         }
-        let f = Variant::Scalable
-            .builder()
-            .seed(3)
-            .build(1000, 0.01)
-            .unwrap();
-        let p = parameters(&f.to_bytes().unwrap());
-        assert_eq!(p.stages, Some(1));
-        assert_eq!(p.initial_capacity, Some(1000));
-        assert!(p.growth.unwrap() > 1.0);
-        let t = p.tightening.unwrap();
-        assert!(t > 0.0 && t < 1.0);
-        assert!(p.hashes.unwrap() >= 1);
+        let bytes = f.to_bytes().unwrap();
+        let header = Header::parse(&bytes).unwrap();
+        record("f.bin", &*f, &header, &bytes)
     }
 
     #[test]
-    fn short_input_reads_nothing() {
-        let p = parameters(&[b'A', b'P', b'X', b'S', 1, 0, tag::SCALABLE]);
-        assert!(p.stages.is_none() && p.hashes.is_none());
-        assert_eq!(u64_at(&[0; 8], 1), None);
-        assert_eq!(u64_at(&[0; 8], usize::MAX), None);
-        assert_eq!(format_version(&[0; 3]), None);
+    fn every_variant_has_its_parameters_as_json_numbers() {
+        for &variant in Variant::ALL {
+            let r = record_of(variant);
+            assert_eq!(r.format_version, approxset::format::VERSION, "{variant}");
+            assert!(!r.parameters.0.is_empty(), "{variant}");
+            let json = serde_json::to_value(&r).unwrap();
+            let params = json["parameters"].as_object().unwrap();
+            assert_eq!(params.len(), r.parameters.0.len(), "{variant}");
+            for (name, value) in &r.parameters.0 {
+                match *value {
+                    Value::Count(n) => assert_eq!(params[*name].as_u64(), Some(n), "{name}"),
+                    Value::Real(x) => {
+                        assert!(params[*name].is_f64(), "{variant}: {name}");
+                        assert_eq!(params[*name].as_f64(), Some(x), "{name}");
+                    }
+                    _ => panic!("{variant}: {name}: unexpected kind of value"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_parameter_has_a_readable_label() {
+        for &variant in Variant::ALL {
+            let r = record_of(variant);
+            for (name, _) in &r.parameters.0 {
+                assert!(!label(name, false).contains('_'), "{variant}: {name}");
+            }
+        }
+        assert_eq!(label("fingerprint_bits", false), "fingerprint bits");
+        assert_eq!(label("initial_capacity", true), "initial capacity");
+        assert_eq!(label("hashes", true), "hashes (stage 1)");
+        assert_eq!(label("hashes", false), "hashes");
+        assert_eq!(label("something_new", false), "something_new");
+        assert_eq!(shown("buckets", Value::Count(12_345)), "12,345");
+        assert_eq!(shown("max_bytes", Value::Count(1 << 20)), "1.0 MiB");
+        assert_eq!(shown("growth", Value::Real(2.0)), "2");
+        assert_eq!(shown("load", Value::Real(0.123_456_789)), "0.123457");
+    }
+
+    #[test]
+    fn cuckoo_lines_show_fingerprints_and_buckets() {
+        let r = record_of(Variant::Cuckoo);
+        let fields = r.fields();
+        let line = |label: &str| {
+            fields
+                .iter()
+                .find(|(l, _)| *l == label)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("no {label} in {fields:?}"))
+        };
+        assert!(["8", "12", "16"].contains(&line("fingerprint bits").as_str()));
+        assert!(!line("buckets").is_empty() && !line("load factor").is_empty());
+        let scalable = record_of(Variant::Scalable).fields();
+        assert!(scalable.iter().any(|(l, _)| *l == "hashes (stage 1)"));
     }
 }

@@ -15,6 +15,7 @@
 //! filter file take turns on its lock file (`files` explains), so none
 //! loses another's update.
 
+mod answers;
 mod build;
 mod compare;
 mod design;
@@ -25,6 +26,7 @@ mod keys;
 mod output;
 mod plot;
 mod query;
+mod remove;
 
 use std::fmt;
 use std::io;
@@ -85,7 +87,7 @@ enum Command {
     Build(build::BuildArgs),
 
     /// Look keys up in a saved filter: present (maybe) or absent (certainly).
-    #[command(after_help = query::QUERY_EXAMPLES)]
+    #[command(after_help = query::EXAMPLES)]
     Query(query::QueryArgs),
 
     /// What a saved filter is: variant, parameters, items, size, estimated FP.
@@ -93,8 +95,8 @@ enum Command {
     Info(info::InfoArgs),
 
     /// Remove keys from a saved filter of a variant that can delete, and save it.
-    #[command(after_help = query::REMOVE_EXAMPLES)]
-    Remove(query::RemoveArgs),
+    #[command(after_help = remove::EXAMPLES)]
+    Remove(remove::RemoveArgs),
 }
 
 /// What went wrong, and so the exit code.
@@ -210,9 +212,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Experiment(command) => experiment::run(&command, cli.json),
         Command::Compare(args) => compare::run(&args, cli.json),
         Command::Build(args) => build::run(&args, cli.json),
-        Command::Query(args) => query::query(&args, cli.json),
+        Command::Query(args) => query::run(&args, cli.json),
         Command::Info(args) => info::run(&args, cli.json),
-        Command::Remove(args) => query::remove(&args, cli.json),
+        Command::Remove(args) => remove::run(&args, cli.json),
     }
 }
 

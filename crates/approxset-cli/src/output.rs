@@ -238,6 +238,26 @@ pub(crate) fn bytes(n: u64) -> String {
     }
 }
 
+/// A byte count in binary units and in full: `1.2 KiB (1,234 bytes)`.
+pub(crate) fn bytes_exact(n: u64) -> String {
+    format!("{} ({} bytes)", bytes(n), count(n))
+}
+
+/// A real number to six decimals at most, without trailing zeros: `2`,
+/// `0.85`, `0.123457`.
+pub(crate) fn real(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
 /// A progress bar on standard error of `len` steps, shown only when standard
 /// error is a terminal and the output is not JSON; hidden (and free) otherwise.
 pub(crate) fn progress(len: u64, json: bool) -> ProgressBar {
@@ -268,6 +288,13 @@ mod tests {
         assert_eq!(rate(0.023580), "0.023580");
         assert_eq!(rate(0.0), "0.000000");
         assert_eq!(rate(1.234e-6), "1.234e-6");
+        assert_eq!(bytes_exact(1234), "1.2 KiB (1,234 bytes)");
+        assert_eq!(real(2.0), "2");
+        assert_eq!(real(0.85), "0.85");
+        assert_eq!(real(0.123_456_789), "0.123457");
+        assert_eq!(real(0.0), "0");
+        assert_eq!(real(-1e-9), "0");
+        assert_eq!(real(f64::INFINITY), "inf");
     }
 
     #[test]

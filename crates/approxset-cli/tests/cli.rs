@@ -720,6 +720,162 @@ fn build_query_info_round_trip_for_every_variant() {
     assert_eq!(scratch.entries(), expected);
 }
 
+/// The names `info --json` gives in `parameters`, per variant, in order.
+fn parameter_names(variant: &str) -> &'static [&'static str] {
+    match variant {
+        "classic" | "partitioned" => &["bits", "hashes", "ones"],
+        "counting" => &["counters", "hashes", "nonzero", "saturated"],
+        "cuckoo" => &["fingerprint_bits", "buckets", "slots", "load", "stash"],
+        "scalable" => &[
+            "stages",
+            "initial_capacity",
+            "growth",
+            "tightening",
+            "bits",
+            "hashes",
+        ],
+        other => panic!("no parameter names for {other}"),
+    }
+}
+
+/// Checks that `info --json` of `file` gives in `parameters` exactly
+/// `names`, with the values the library's `parameters()` gives for the same
+/// file (a count as a JSON integer, a real as a JSON number), and returns
+/// the object.
+fn check_parameters(file: &str, names: &[&str]) -> serde_json::Map<String, Value> {
+    let info = json(&["info", "--filter", file]);
+    let params = info["parameters"]
+        .as_object()
+        .unwrap_or_else(|| panic!("parameters is not an object in {info}"))
+        .clone();
+    let mut got: Vec<&str> = params.keys().map(String::as_str).collect();
+    let mut want = names.to_vec();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want, "{file}: {info}");
+    let filter = approxset::load(&std::fs::read(file).unwrap()).unwrap();
+    let library = filter.parameters();
+    assert_eq!(library.len(), names.len(), "{file}: {library:?}");
+    for (name, value) in library {
+        let field = &params[name];
+        match value {
+            approxset::Value::Count(n) => {
+                assert!(field.is_u64(), "{file}: {name} = {field}");
+                assert_eq!(field.as_u64(), Some(n), "{file}: {name}");
+            }
+            approxset::Value::Real(x) => {
+                assert!(field.is_f64(), "{file}: {name} = {field}");
+                assert_eq!(field.as_f64(), Some(x), "{file}: {name}");
+            }
+            other => panic!("{file}: {name}: a value of a new kind, {other}"),
+        }
+    }
+    params
+}
+
+/// The value of the line labelled `label` in the human output of `info`.
+fn info_line(text: &str, label: &str) -> String {
+    text.lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix(label)?;
+            rest.starts_with("  ").then(|| rest.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no {label:?} line in\n{text}"))
+}
+
+#[test]
+fn info_gives_every_variants_parameters_as_the_library_does() {
+    let scratch = Scratch::new("info-parameters");
+    let words = words().len() as u64;
+    let names = variants();
+    assert_eq!(names.len(), 5, "{names:?}");
+    for variant in &names {
+        let file = scratch.arg(&format!("{variant}.bin"));
+        build_words(variant, &file);
+        let params = check_parameters(&file, parameter_names(variant));
+        let count = |name: &str| params[name].as_u64().unwrap();
+        match variant.as_str() {
+            "classic" | "partitioned" => {
+                assert!(count("ones") > 0 && count("ones") < count("bits"));
+            }
+            "counting" => {
+                assert!(count("nonzero") > 0 && count("nonzero") < count("counters"));
+            }
+            "cuckoo" => {
+                assert!(
+                    [8, 12, 16].contains(&count("fingerprint_bits")),
+                    "{params:?}"
+                );
+                assert_eq!(count("slots"), 4 * count("buckets"), "{params:?}");
+                assert!(count("stash") <= 1);
+                let load = params["load"].as_f64().unwrap();
+                let expected = words as f64 / count("slots") as f64;
+                assert!((load - expected).abs() < 1e-9, "{load} vs {expected}");
+            }
+            "scalable" => {
+                assert_eq!(count("stages"), 1);
+                assert_eq!(count("initial_capacity"), words);
+            }
+            other => panic!("unknown variant {other}"),
+        }
+    }
+}
+
+#[test]
+fn info_shows_a_cuckoo_filters_fingerprints_and_buckets() {
+    let scratch = Scratch::new("info-cuckoo");
+    let file = scratch.arg("cuckoo.bin");
+    build_words("cuckoo", &file);
+    let params = json(&["info", "--filter", &file])["parameters"].clone();
+    let out = run(&["info", "--filter", &file]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let value = |label: &str| info_line(&text, label);
+    assert_eq!(
+        value("fingerprint bits"),
+        params["fingerprint_bits"].to_string()
+    );
+    let buckets = params["buckets"].as_u64().unwrap();
+    assert_eq!(value("buckets").replace(',', ""), buckets.to_string());
+    assert_eq!(value("slots").replace(',', ""), (4 * buckets).to_string());
+    assert!(value("load factor").parse::<f64>().unwrap() > 0.0, "{text}");
+    assert_eq!(value("stashed fingerprints"), params["stash"].to_string());
+    // Every label is readable: no raw parameter name (the file's path
+    // aside).
+    for line in text.lines().filter(|l| !l.starts_with("file ")) {
+        assert!(!line.contains('_'), "a raw parameter name in {line:?}");
+    }
+}
+
+#[test]
+fn info_shows_a_scalable_filters_memory_limit() {
+    // The command line builds no filter with a memory limit: the library
+    // writes one.
+    let scratch = Scratch::new("info-max-bytes");
+    let file = scratch.arg("limited.bin");
+    let mut filter = approxset::Variant::Scalable
+        .builder()
+        .seed(5)
+        .max_bytes(1 << 20)
+        .build(1000, 0.01)
+        .unwrap();
+    filter.insert_bytes(b"apple").unwrap();
+    std::fs::write(&file, filter.to_bytes().unwrap()).unwrap();
+    let mut names = parameter_names("scalable").to_vec();
+    names.push("max_bytes");
+    let params = check_parameters(&file, &names);
+    assert_eq!(params["max_bytes"].as_u64(), Some(1 << 20));
+    let text = String::from_utf8(run(&["info", "--filter", &file]).stdout).unwrap();
+    assert_eq!(info_line(&text, "memory limit"), "1.0 MiB");
+    assert_eq!(info_line(&text, "initial capacity"), "1,000");
+    assert_eq!(info_line(&text, "stages"), "1");
+    assert_eq!(
+        info_line(&text, "hashes (stage 1)"),
+        params["hashes"].to_string()
+    );
+    assert!(!info_line(&text, "bits (stage 1)").is_empty());
+}
+
 #[test]
 fn build_and_query_read_standard_input() {
     let scratch = Scratch::new("stdin");
