@@ -62,6 +62,31 @@ fn digests() -> impl Strategy<Value = Vec<Digest>> {
     )
 }
 
+/// Fills `fast` and the naive model with `inserted` and checks they agree
+/// on the count of set bits and on every answer.
+fn agree<L: approxset::Layout>(
+    mut fast: approxset::Bloom<L>,
+    partitioned: bool,
+    k: u32,
+    inserted: &[Digest],
+    queried: &[Digest],
+) -> Result<(), TestCaseError> {
+    let mut naive = Naive {
+        bits: vec![false; fast.bits() as usize],
+        k: u64::from(k),
+        partitioned,
+    };
+    for &d in inserted {
+        fast.insert_digest(d);
+        naive.insert(d);
+    }
+    prop_assert_eq!(fast.count_ones(), naive.ones());
+    for &d in inserted.iter().chain(queried) {
+        prop_assert_eq!(fast.contains_digest(d), naive.contains(d));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(proptest_config(256))]
 
@@ -72,16 +97,8 @@ proptest! {
         inserted in digests(),
         queried in digests(),
     ) {
-        let mut fast = BloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
-        let mut naive = Naive { bits: vec![false; bits as usize], k: u64::from(k), partitioned: false };
-        for &d in &inserted {
-            fast.insert_digest(d);
-            naive.insert(d);
-        }
-        prop_assert_eq!(fast.count_ones(), naive.ones());
-        for &d in inserted.iter().chain(&queried) {
-            prop_assert_eq!(fast.contains_digest(d), naive.contains(d));
-        }
+        let fast = BloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
+        agree(fast, false, k, &inserted, &queried)?;
     }
 
     #[test]
@@ -91,15 +108,7 @@ proptest! {
         inserted in digests(),
         queried in digests(),
     ) {
-        let mut fast = PartitionedBloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
-        let mut naive = Naive { bits: vec![false; fast.bits() as usize], k: u64::from(k), partitioned: true };
-        for &d in &inserted {
-            fast.insert_digest(d);
-            naive.insert(d);
-        }
-        prop_assert_eq!(fast.count_ones(), naive.ones());
-        for &d in inserted.iter().chain(&queried) {
-            prop_assert_eq!(fast.contains_digest(d), naive.contains(d));
-        }
+        let fast = PartitionedBloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
+        agree(fast, true, k, &inserted, &queried)?;
     }
 }

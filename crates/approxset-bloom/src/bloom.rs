@@ -7,12 +7,12 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::{BloomParams, Plan};
-use approxset_core::{Digest, Error, HashKey, Result, Value};
+use approxset_core::{BuildOptions, Digest, Error, HashKey, Result, Value};
 
 use approxset_core::format::{Reader, Writer};
 
 use crate::bits::BitVec;
-use crate::builder::{Buildable, Builder, FpRate, NumBits};
+use crate::builder::{Builder, FpRate, NumBits};
 use crate::cells::Cells;
 use crate::layout::{Layout, all_probes};
 use crate::persist::CellParams;
@@ -322,32 +322,18 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     }
 }
 
-impl<L: Layout, C: Cells<L>> Buildable for Bloom<L, C> {
-    const NAME: &'static str = C::NAME;
-
-    fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
-        L::params(items, fp_rate)
-    }
-
-    fn round_cells(cells: u64, hashes: u32) -> u64 {
-        L::round_bits(cells, hashes)
-    }
-
-    fn theory_fp_rate(cells: u64, items: u64, hashes: u32) -> f64 {
-        L::fp_rate(cells, items, hashes)
-    }
-
-    fn from_parts(
+impl<L: Layout, C: Cells<L>> Bloom<L, C> {
+    /// An empty filter of `params` for the builders.
+    pub(crate) fn empty(
         params: BloomParams,
-        key: HashKey,
         capacity: usize,
         fp_rate: f64,
-        max_bytes: Option<usize>,
+        options: BuildOptions,
     ) -> Result<Self> {
         Ok(Bloom {
-            cells: C::zeros(params.bits(), max_bytes)?,
+            cells: C::zeros(params.bits(), options.max_bytes_limit())?,
             hashes: params.hashes(),
-            key,
+            key: options.key_or_random(),
             len: 0,
             capacity,
             fp_rate,

@@ -15,47 +15,11 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::{BloomParams, optimal_items, validate_bits, validate_hashes};
-use approxset_core::{BuildOptions, HashKey, Result};
+use approxset_core::{BuildOptions, Result};
 
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// The filters these builders make: the Bloom filters of both layouts and
-/// the counting filter. Sealed.
-pub trait Buildable: sealed::Sealed + Sized {
-    /// The filter's variant name, for `Debug`.
-    const NAME: &'static str;
-
-    /// The fewest cells (bits or counters) and the hash count reaching
-    /// `fp_rate` at `items`.
-    ///
-    /// # Errors
-    /// As [`sizing::classic_params`](approxset_core::sizing::classic_params).
-    fn params(items: usize, fp_rate: f64) -> Result<BloomParams>;
-
-    /// `cells` rounded up to what the filter can use with `hashes` probes.
-    fn round_cells(cells: u64, hashes: u32) -> u64;
-
-    /// The theoretical false-positive rate at `items` items.
-    fn theory_fp_rate(cells: u64, items: u64, hashes: u32) -> f64;
-
-    /// The empty filter.
-    ///
-    /// # Errors
-    /// [`Error::TooLarge`](crate::Error::TooLarge) or
-    /// [`Error::AllocationFailed`](crate::Error::AllocationFailed).
-    #[doc(hidden)]
-    fn from_parts(
-        params: BloomParams,
-        key: HashKey,
-        capacity: usize,
-        fp_rate: f64,
-        max_bytes: Option<usize>,
-    ) -> Result<Self>;
-}
-
-impl<L: crate::Layout, C: crate::cells::Cells<L>> sealed::Sealed for crate::Bloom<L, C> {}
+use crate::Bloom;
+use crate::cells::Cells;
+use crate::layout::Layout;
 
 /// Sizing by a target false-positive rate; finish with
 /// [`expected_items`](Builder::expected_items).
@@ -85,17 +49,17 @@ impl<F, S: Clone> Clone for Builder<F, S> {
     }
 }
 
-impl<F: Buildable, S: fmt::Debug> fmt::Debug for Builder<F, S> {
+impl<L: Layout, C: Cells<L>, S: fmt::Debug> fmt::Debug for Builder<Bloom<L, C>, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
-            .field("filter", &F::NAME)
+            .field("filter", &C::NAME)
             .field("sizing", &self.sizing)
             .field("options", &self.options)
             .finish()
     }
 }
 
-impl<F: Buildable, S> Builder<F, S> {
+impl<L: Layout, C: Cells<L>, S> Builder<Bloom<L, C>, S> {
     pub(crate) fn new(sizing: S) -> Self {
         Builder {
             sizing,
@@ -106,18 +70,12 @@ impl<F: Buildable, S> Builder<F, S> {
 
     approxset_core::build_options_setters!();
 
-    fn build(self, params: BloomParams, capacity: usize, fp_rate: f64) -> Result<F> {
-        F::from_parts(
-            params,
-            self.options.key_or_random(),
-            capacity,
-            fp_rate,
-            self.options.max_bytes_limit(),
-        )
+    fn build(self, params: BloomParams, capacity: usize, fp_rate: f64) -> Result<Bloom<L, C>> {
+        Bloom::empty(params, capacity, fp_rate, self.options)
     }
 }
 
-impl<F: Buildable> Builder<F, FpRate> {
+impl<L: Layout, C: Cells<L>> Builder<Bloom<L, C>, FpRate> {
     pub(crate) fn fp_rate(fp_rate: f64) -> Self {
         Builder::new(FpRate(fp_rate))
     }
@@ -132,14 +90,14 @@ impl<F: Buildable> Builder<F, FpRate> {
     /// `expected_items` is 0; [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
-    pub fn expected_items(self, expected_items: usize) -> Result<F> {
+    pub fn expected_items(self, expected_items: usize) -> Result<Bloom<L, C>> {
         let fp_rate = self.sizing.0;
-        let params = F::params(expected_items, fp_rate)?;
+        let params = L::params(expected_items, fp_rate)?;
         self.build(params, expected_items, fp_rate)
     }
 }
 
-impl<F: Buildable> Builder<F, NumBits> {
+impl<L: Layout, C: Cells<L>> Builder<Bloom<L, C>, NumBits> {
     pub(crate) fn num_bits(bits: u64) -> Self {
         Builder::new(NumBits(bits))
     }
@@ -156,13 +114,13 @@ impl<F: Buildable> Builder<F, NumBits> {
     /// [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
-    pub fn hashes(self, hashes: u32) -> Result<F> {
+    pub fn hashes(self, hashes: u32) -> Result<Bloom<L, C>> {
         validate_bits(self.sizing.0)?;
         validate_hashes(hashes)?;
-        let bits = F::round_cells(self.sizing.0, hashes);
+        let bits = L::round_bits(self.sizing.0, hashes);
         let params = BloomParams::new(bits, hashes)?;
         let capacity = optimal_items(bits, hashes);
-        let fp_rate = F::theory_fp_rate(bits, capacity as u64, hashes);
+        let fp_rate = L::fp_rate(bits, capacity as u64, hashes);
         self.build(params, capacity, fp_rate)
     }
 }

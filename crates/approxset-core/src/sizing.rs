@@ -80,13 +80,19 @@ pub fn optimal_bits_per_key(fp_rate: f64) -> f64 {
 /// # Errors
 /// [`Error::InvalidParameter`] naming `fp_rate` otherwise.
 pub fn validate_fp_rate(fp_rate: f64) -> Result<()> {
-    if fp_rate.is_finite() && fp_rate > 0.0 && fp_rate < 1.0 {
+    require(
+        fp_rate.is_finite() && fp_rate > 0.0 && fp_rate < 1.0,
+        "fp_rate",
+        || format!("must be strictly between 0 and 1, got {fp_rate:?}"),
+    )
+}
+
+/// `Ok` when `ok`, else [`Error::InvalidParameter`] naming `name`.
+fn require(ok: bool, name: &'static str, reason: impl FnOnce() -> String) -> Result<()> {
+    if ok {
         Ok(())
     } else {
-        Err(Error::invalid(
-            "fp_rate",
-            format!("must be strictly between 0 and 1, got {fp_rate:?}"),
-        ))
+        Err(Error::invalid(name, reason()))
     }
 }
 
@@ -95,14 +101,9 @@ pub fn validate_fp_rate(fp_rate: f64) -> Result<()> {
 /// # Errors
 /// [`Error::InvalidParameter`] naming `expected_items` when `items` is 0.
 pub fn validate_items(items: usize) -> Result<()> {
-    if items == 0 {
-        Err(Error::invalid(
-            "expected_items",
-            "must be at least 1, got 0",
-        ))
-    } else {
-        Ok(())
-    }
+    require(items > 0, "expected_items", || {
+        "must be at least 1, got 0".into()
+    })
 }
 
 /// Checks a hash-function count: `1..=MAX_HASHES`.
@@ -110,14 +111,9 @@ pub fn validate_items(items: usize) -> Result<()> {
 /// # Errors
 /// [`Error::InvalidParameter`] naming `hashes` otherwise.
 pub fn validate_hashes(hashes: u32) -> Result<()> {
-    if (1..=MAX_HASHES).contains(&hashes) {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "hashes",
-            format!("must be between 1 and {MAX_HASHES}, got {hashes}"),
-        ))
-    }
+    require((1..=MAX_HASHES).contains(&hashes), "hashes", || {
+        format!("must be between 1 and {MAX_HASHES}, got {hashes}")
+    })
 }
 
 /// Checks a bit count: `1..=MAX_BITS`.
