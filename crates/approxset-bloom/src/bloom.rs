@@ -9,13 +9,10 @@ use std::marker::PhantomData;
 use approxset_core::sizing::{BloomParams, Plan};
 use approxset_core::{BuildOptions, Digest, Error, HashKey, Result, Value};
 
-use approxset_core::format::{Reader, Writer};
-
 use crate::bits::BitVec;
 use crate::builder::{Builder, FpRate, NumBits};
 use crate::cells::Cells;
 use crate::layout::{Layout, all_probes};
-use crate::persist::CellParams;
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic),
@@ -26,13 +23,13 @@ use crate::persist::CellParams;
 /// [`clear`](Self::clear) (or, for the counting filter, until it is
 /// removed as often as it was inserted).
 pub struct Bloom<L: Layout, C: Cells<L> = BitVec> {
-    cells: C,
-    hashes: u32,
-    key: HashKey,
-    len: usize,
-    capacity: usize,
-    fp_rate: f64,
-    layout: PhantomData<L>,
+    pub(crate) cells: C,
+    pub(crate) hashes: u32,
+    pub(crate) key: HashKey,
+    pub(crate) len: usize,
+    pub(crate) capacity: usize,
+    pub(crate) fp_rate: f64,
+    pub(crate) layout: PhantomData<L>,
 }
 
 impl<L: Layout, C: Cells<L>> Bloom<L, C> {
@@ -241,84 +238,6 @@ impl<L: Layout> Bloom<L> {
         self.cells.intersect_with(&other.cells);
         self.len = self.len.min(other.len);
         Ok(())
-    }
-}
-
-/// Persistence in the binary format of `approxset_core::format`.
-impl<L: Layout, C: Cells<L>> Bloom<L, C> {
-    /// The filter in the versioned binary format (see `docs/format.md`):
-    /// the same bytes on every platform.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(C::TAG, self.key, self.cells.memory_bytes() + 40);
-        self.write_body(&mut w);
-        w.finish()
-    }
-
-    /// A filter from bytes written by [`to_bytes`](Self::to_bytes). Every
-    /// invariant is checked, so a loaded filter cannot panic later, and
-    /// nothing larger than the input is allocated.
-    ///
-    /// # Errors
-    /// The envelope errors (`Truncated`, `TrailingBytes`, `BadMagic`,
-    /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`,
-    /// `WrongVariant`) and [`Error::Corrupt`] for inconsistent parameters.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::open_variant(bytes, C::TAG)?;
-        let key = r.key();
-        let filter = Self::read_body(&mut r, key)?;
-        r.finish()?;
-        Ok(filter)
-    }
-
-    /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
-    ///
-    /// # Errors
-    /// [`Error::Io`].
-    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
-        writer.write_all(&self.to_bytes())?;
-        Ok(())
-    }
-
-    /// Reads one filter from `reader` (and nothing past it).
-    ///
-    /// # Errors
-    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
-    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
-        Self::from_bytes(&approxset_core::format::read_all(reader)?)
-    }
-
-    pub(crate) fn write_body(&self, w: &mut Writer) {
-        CellParams {
-            cells: self.cells.cell_count(),
-            hashes: self.hashes,
-            len: self.len,
-            capacity: self.capacity,
-            fp_rate: self.fp_rate,
-        }
-        .write(w);
-        w.words(self.cells.words());
-    }
-
-    pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
-        let p = CellParams::read(r, C::WHAT)?;
-        if L::round_bits(p.cells, p.hashes) != p.cells {
-            return Err(Error::corrupt(format!(
-                "{} {} do not split into {} slices",
-                p.cells,
-                C::WHAT,
-                p.hashes
-            )));
-        }
-        let words = r.words(p.cells.div_ceil(C::PER_WORD), C::WHAT)?;
-        Ok(Bloom {
-            cells: C::from_words(words, p.cells)?,
-            hashes: p.hashes,
-            key,
-            len: p.len,
-            capacity: p.capacity,
-            fp_rate: p.fp_rate,
-            layout: PhantomData,
-        })
     }
 }
 

@@ -1,10 +1,18 @@
-//! The parameters every Bloom-family filter writes before its payload, and
-//! their validation on load. The envelope (magic, version, checksum) is
-//! `approxset_core::format`'s.
+//! Persistence of the Bloom family in the binary format: the parameters
+//! every Bloom filter writes before its payload and their validation on
+//! load, the Bloom core's body, and the scalable filter's chain of bodies.
+//! The envelope (magic, version, checksum) is `approxset_core::format`'s.
 
-use approxset_core::format::{Reader, Writer};
+use std::marker::PhantomData;
+
+use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::sizing::{MAX_BITS, MAX_HASHES};
-use approxset_core::{Error, Result};
+use approxset_core::{Error, HashKey, Result};
+
+use crate::cells::Cells;
+use crate::layout::Layout;
+use crate::partitioned::PartitionedBloomFilter;
+use crate::{Bloom, ScalableBloomFilter};
 
 /// Cells (bits or counters), hashes and bookkeeping of one Bloom filter.
 #[derive(Clone, Copy, Debug)]
@@ -62,5 +70,200 @@ impl CellParams {
             capacity,
             fp_rate,
         })
+    }
+}
+
+/// Persistence in the binary format of `approxset_core::format`.
+impl<L: Layout, C: Cells<L>> Bloom<L, C> {
+    /// The filter in the versioned binary format (see `docs/format.md`):
+    /// the same bytes on every platform.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(C::TAG, self.key, self.cells.memory_bytes() + 40);
+        self.write_body(&mut w);
+        w.finish()
+    }
+
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes). Every
+    /// invariant is checked, so a loaded filter cannot panic later, and
+    /// nothing larger than the input is allocated.
+    ///
+    /// # Errors
+    /// The envelope errors (`Truncated`, `TrailingBytes`, `BadMagic`,
+    /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`,
+    /// `WrongVariant`) and [`Error::Corrupt`] for inconsistent parameters.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::open_variant(bytes, C::TAG)?;
+        let key = r.key();
+        let filter = Self::read_body(&mut r, key)?;
+        r.finish()?;
+        Ok(filter)
+    }
+
+    approxset_core::stream_methods!();
+
+    pub(crate) fn write_body(&self, w: &mut Writer) {
+        CellParams {
+            cells: self.cells.cell_count(),
+            hashes: self.hashes,
+            len: self.len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+        }
+        .write(w);
+        w.words(self.cells.words());
+    }
+
+    pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
+        let p = CellParams::read(r, C::WHAT)?;
+        if L::round_bits(p.cells, p.hashes) != p.cells {
+            return Err(Error::corrupt(format!(
+                "{} {} do not split into {} slices",
+                p.cells,
+                C::WHAT,
+                p.hashes
+            )));
+        }
+        let words = r.words(p.cells.div_ceil(C::PER_WORD), C::WHAT)?;
+        Ok(Bloom {
+            cells: C::from_words(words, p.cells)?,
+            hashes: p.hashes,
+            key,
+            len: p.len,
+            capacity: p.capacity,
+            fp_rate: p.fp_rate,
+            layout: PhantomData,
+        })
+    }
+}
+
+/// Persistence in the binary format of `approxset_core::format`.
+impl ScalableBloomFilter {
+    /// The filter in the versioned binary format (see `docs/format.md`):
+    /// its parameters, then every stage as a partitioned filter body.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(
+            tag::SCALABLE,
+            self.key,
+            self.memory_bytes() + 64 * self.stages.len(),
+        );
+        w.u64(self.initial_capacity as u64)
+            .f64(self.fp_rate)
+            .f64(self.growth)
+            .f64(self.tightening)
+            .u64(self.max_bytes.map_or(u64::MAX, |m| m as u64))
+            .u64(self.len as u64)
+            .u64(self.stages.len() as u64);
+        for stage in &self.stages {
+            stage.write_body(&mut w);
+        }
+        w.finish()
+    }
+
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
+    /// parameter and stage checked.
+    ///
+    /// # Errors
+    /// As [`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes), and
+    /// [`Error::Corrupt`] when the stages contradict the chain's parameters
+    /// (a stage's capacity or rate, a full stage before the newest, `len`
+    /// other than the stages' sum, memory over `max_bytes`).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::open_variant(bytes, tag::SCALABLE)?;
+        let key = r.key();
+        let initial_capacity = r.usize("initial capacity")?;
+        let fp_rate = r.f64("fp_rate")?;
+        let growth = r.f64("growth")?;
+        let tightening = r.f64("tightening")?;
+        let max_bytes = match r.u64("max_bytes")? {
+            u64::MAX => None,
+            m => Some(usize::try_from(m).map_err(|_| {
+                Error::corrupt(format!("max_bytes {m} does not fit this platform"))
+            })?),
+        };
+        let len = r.usize("len")?;
+        let count = r.u64("stage count")?;
+        // Validate like the builder does.
+        ScalableBloomFilter::with_fp_rate(fp_rate)
+            .growth(growth)
+            .tightening(tightening)
+            .validate(initial_capacity)
+            .map_err(|e| Error::corrupt(e.to_string()))?;
+        // Each stage takes at least 48 bytes: bound the count by the input
+        // before reserving anything.
+        if count == 0 || count > bytes.len() as u64 / 48 {
+            return Err(Error::corrupt(format!(
+                "{count} stages in {} bytes",
+                bytes.len()
+            )));
+        }
+        let mut stages = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            stages.push(PartitionedBloomFilter::read_body(&mut r, key)?);
+        }
+        r.finish()?;
+        let filter = ScalableBloomFilter {
+            stages,
+            key,
+            initial_capacity,
+            fp_rate,
+            growth,
+            tightening,
+            max_bytes,
+            len,
+        };
+        filter.check_stages()?;
+        Ok(filter)
+    }
+
+    approxset_core::stream_methods!();
+
+    /// Checks a loaded chain against its parameters: stage `i` has the
+    /// capacity and error rate the chain gives it, every stage but the
+    /// newest is full, `len` is the sum of the stages' items, and the
+    /// stages fit `max_bytes`.
+    fn check_stages(&self) -> Result<()> {
+        let mut sum: usize = 0;
+        let newest = self.stages.len() - 1;
+        for (i, stage) in self.stages.iter().enumerate() {
+            let (capacity, error) = self
+                .stage_params(i)
+                .map_err(|e| Error::corrupt(format!("stage {}: {e}", i + 1)))?;
+            // Allow the last bit of rounding of another platform's powi.
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b;
+            if !close(stage.capacity() as f64, capacity as f64) || !close(stage.fp_rate(), error) {
+                return Err(Error::corrupt(format!(
+                    "stage {} holds {} items at {:e}, the chain gives it {capacity} at {error:e}",
+                    i + 1,
+                    stage.capacity(),
+                    stage.fp_rate()
+                )));
+            }
+            if i < newest && stage.len() < stage.capacity() {
+                return Err(Error::corrupt(format!(
+                    "stage {} holds {} of {} items, yet a later stage exists",
+                    i + 1,
+                    stage.len(),
+                    stage.capacity()
+                )));
+            }
+            sum = sum
+                .checked_add(stage.len())
+                .ok_or_else(|| Error::corrupt("the stages' items overflow a count"))?;
+        }
+        if sum != self.len {
+            return Err(Error::corrupt(format!(
+                "len {} is not the {sum} items of the stages",
+                self.len
+            )));
+        }
+        if let Some(max) = self.max_bytes {
+            if self.memory_bytes() > max {
+                return Err(Error::corrupt(format!(
+                    "stages take {} bytes, more than max_bytes {max}",
+                    self.memory_bytes()
+                )));
+            }
+        }
+        Ok(())
     }
 }

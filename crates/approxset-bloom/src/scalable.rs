@@ -8,8 +8,6 @@ use std::hash::Hash;
 use approxset_core::sizing::{self, MAX_HASHES, Plan, validate_fp_rate, validate_items};
 use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result, Value};
 
-use approxset_core::format::{Reader, Writer, tag};
-
 use crate::partitioned::PartitionedBloomFilter;
 
 /// The default growth factor `s`: each stage holds twice the previous one.
@@ -53,14 +51,14 @@ pub const DEFAULT_TIGHTENING: f64 = 0.85;
 /// costs nothing: it already tests positive.
 #[derive(Clone, PartialEq)]
 pub struct ScalableBloomFilter {
-    stages: Vec<PartitionedBloomFilter>,
-    key: HashKey,
-    initial_capacity: usize,
-    fp_rate: f64,
-    growth: f64,
-    tightening: f64,
-    max_bytes: Option<usize>,
-    len: usize,
+    pub(crate) stages: Vec<PartitionedBloomFilter>,
+    pub(crate) key: HashKey,
+    pub(crate) initial_capacity: usize,
+    pub(crate) fp_rate: f64,
+    pub(crate) growth: f64,
+    pub(crate) tightening: f64,
+    pub(crate) max_bytes: Option<usize>,
+    pub(crate) len: usize,
 }
 
 /// A builder of [`ScalableBloomFilter`]s: start with
@@ -116,7 +114,7 @@ impl ScalableBuilder {
         Ok(filter)
     }
 
-    fn validate(&self, initial_capacity: usize) -> Result<()> {
+    pub(crate) fn validate(&self, initial_capacity: usize) -> Result<()> {
         validate_fp_rate(self.fp_rate)?;
         validate_items(initial_capacity)?;
         if !(self.growth.is_finite() && self.growth > 1.0) {
@@ -171,7 +169,7 @@ impl ScalableBloomFilter {
     }
 
     /// Capacity and error of stage `index`, or why that stage cannot exist.
-    fn stage_params(&self, index: usize) -> Result<(usize, f64)> {
+    pub(crate) fn stage_params(&self, index: usize) -> Result<(usize, f64)> {
         let cannot_grow = |reason: String| Error::CannotGrow {
             stages: self.stages.len(),
             items: self.len,
@@ -363,153 +361,6 @@ impl ScalableBloomFilter {
             self.insert(&item)?;
         }
         Ok(())
-    }
-}
-
-/// Persistence in the binary format of `approxset_core::format`.
-impl ScalableBloomFilter {
-    /// The filter in the versioned binary format (see `docs/format.md`):
-    /// its parameters, then every stage as a partitioned filter body.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(
-            tag::SCALABLE,
-            self.key,
-            self.memory_bytes() + 64 * self.stages.len(),
-        );
-        w.u64(self.initial_capacity as u64)
-            .f64(self.fp_rate)
-            .f64(self.growth)
-            .f64(self.tightening)
-            .u64(self.max_bytes.map_or(u64::MAX, |m| m as u64))
-            .u64(self.len as u64)
-            .u64(self.stages.len() as u64);
-        for stage in &self.stages {
-            stage.write_body(&mut w);
-        }
-        w.finish()
-    }
-
-    /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
-    /// parameter and stage checked.
-    ///
-    /// # Errors
-    /// As [`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes), and
-    /// [`Error::Corrupt`] when the stages contradict the chain's parameters
-    /// (a stage's capacity or rate, a full stage before the newest, `len`
-    /// other than the stages' sum, memory over `max_bytes`).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::open_variant(bytes, tag::SCALABLE)?;
-        let key = r.key();
-        let initial_capacity = r.usize("initial capacity")?;
-        let fp_rate = r.f64("fp_rate")?;
-        let growth = r.f64("growth")?;
-        let tightening = r.f64("tightening")?;
-        let max_bytes = match r.u64("max_bytes")? {
-            u64::MAX => None,
-            m => Some(usize::try_from(m).map_err(|_| {
-                Error::corrupt(format!("max_bytes {m} does not fit this platform"))
-            })?),
-        };
-        let len = r.usize("len")?;
-        let count = r.u64("stage count")?;
-        // Validate like the builder does.
-        ScalableBloomFilter::with_fp_rate(fp_rate)
-            .growth(growth)
-            .tightening(tightening)
-            .validate(initial_capacity)
-            .map_err(|e| Error::corrupt(e.to_string()))?;
-        // Each stage takes at least 48 bytes: bound the count by the input
-        // before reserving anything.
-        if count == 0 || count > bytes.len() as u64 / 48 {
-            return Err(Error::corrupt(format!(
-                "{count} stages in {} bytes",
-                bytes.len()
-            )));
-        }
-        let mut stages = Vec::with_capacity(count as usize);
-        for _ in 0..count {
-            stages.push(PartitionedBloomFilter::read_body(&mut r, key)?);
-        }
-        r.finish()?;
-        let filter = ScalableBloomFilter {
-            stages,
-            key,
-            initial_capacity,
-            fp_rate,
-            growth,
-            tightening,
-            max_bytes,
-            len,
-        };
-        filter.check_stages()?;
-        Ok(filter)
-    }
-
-    /// Checks a loaded chain against its parameters: stage `i` has the
-    /// capacity and error rate the chain gives it, every stage but the
-    /// newest is full, `len` is the sum of the stages' items, and the
-    /// stages fit `max_bytes`.
-    fn check_stages(&self) -> Result<()> {
-        let mut sum: usize = 0;
-        let newest = self.stages.len() - 1;
-        for (i, stage) in self.stages.iter().enumerate() {
-            let (capacity, error) = self
-                .stage_params(i)
-                .map_err(|e| Error::corrupt(format!("stage {}: {e}", i + 1)))?;
-            // Allow the last bit of rounding of another platform's powi.
-            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b;
-            if !close(stage.capacity() as f64, capacity as f64) || !close(stage.fp_rate(), error) {
-                return Err(Error::corrupt(format!(
-                    "stage {} holds {} items at {:e}, the chain gives it {capacity} at {error:e}",
-                    i + 1,
-                    stage.capacity(),
-                    stage.fp_rate()
-                )));
-            }
-            if i < newest && stage.len() < stage.capacity() {
-                return Err(Error::corrupt(format!(
-                    "stage {} holds {} of {} items, yet a later stage exists",
-                    i + 1,
-                    stage.len(),
-                    stage.capacity()
-                )));
-            }
-            sum = sum
-                .checked_add(stage.len())
-                .ok_or_else(|| Error::corrupt("the stages' items overflow a count"))?;
-        }
-        if sum != self.len {
-            return Err(Error::corrupt(format!(
-                "len {} is not the {sum} items of the stages",
-                self.len
-            )));
-        }
-        if let Some(max) = self.max_bytes {
-            if self.memory_bytes() > max {
-                return Err(Error::corrupt(format!(
-                    "stages take {} bytes, more than max_bytes {max}",
-                    self.memory_bytes()
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
-    ///
-    /// # Errors
-    /// [`Error::Io`].
-    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
-        writer.write_all(&self.to_bytes())?;
-        Ok(())
-    }
-
-    /// Reads one filter from `reader`.
-    ///
-    /// # Errors
-    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
-    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
-        Self::from_bytes(&approxset_core::format::read_all(reader)?)
     }
 }
 

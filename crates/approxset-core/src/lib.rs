@@ -20,7 +20,7 @@ mod traits;
 
 pub use error::{Error, Result};
 pub use hash::{Digest, HashKey};
+#[doc(hidden)]
+pub use macros::{BytesOutcome, InsertOutcome};
 pub use options::BuildOptions;
 pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt, Value};
-#[doc(hidden)]
-pub use traits::{BytesOutcome, InsertOutcome};

@@ -1,5 +1,9 @@
-//! Macros that write the methods every filter shares, so each filter states
-//! only what is its own. Used inside a filter's inherent `impl` block.
+//! Macros that write what every filter shares, so each filter states only
+//! what is its own: the generic key methods, the bookkeeping accessors, the
+//! stream persistence methods (inside a filter's inherent `impl` block) and
+//! the `ApproxSet`/`Deletable` impls (at module level).
+
+use crate::Result;
 
 /// Writes the generic key methods of a filter from its `insert_digest`,
 /// `contains_digest` (and, with `remove`, `remove_digest`) and `hash_key`:
@@ -105,6 +109,142 @@ macro_rules! bookkeeping_methods {
         /// capacity.
         pub fn fp_rate(&self) -> f64 {
             self.fp_rate
+        }
+    };
+}
+
+/// What an inherent `insert_digest` returns, as the trait's `Result<bool>`:
+/// a filter that cannot fail returns a plain `bool`.
+#[doc(hidden)]
+pub trait InsertOutcome {
+    /// The outcome as a `Result`.
+    fn into_result(self) -> Result<bool>;
+}
+
+impl InsertOutcome for bool {
+    #[inline]
+    fn into_result(self) -> Result<bool> {
+        Ok(self)
+    }
+}
+
+impl InsertOutcome for Result<bool> {
+    #[inline]
+    fn into_result(self) -> Result<bool> {
+        self
+    }
+}
+
+/// What an inherent `to_bytes` returns, as the trait's `Result<Vec<u8>>`.
+#[doc(hidden)]
+pub trait BytesOutcome {
+    /// The outcome as a `Result`.
+    fn into_result(self) -> Result<Vec<u8>>;
+}
+
+impl BytesOutcome for Vec<u8> {
+    fn into_result(self) -> Result<Vec<u8>> {
+        Ok(self)
+    }
+}
+
+impl BytesOutcome for Result<Vec<u8>> {
+    fn into_result(self) -> Result<Vec<u8>> {
+        self
+    }
+}
+
+/// Implements [`ApproxSet`](crate::ApproxSet) (and, with `remove`,
+/// [`Deletable`](crate::Deletable)) for a filter
+/// by forwarding every method to the filter's inherent method of the same
+/// name, so each filter writes its methods once. The inherent
+/// `insert_digest` may return `bool` or `Result<bool>`, and `to_bytes`
+/// `Vec<u8>` or `Result<Vec<u8>>`; `parameters` returns
+/// `Vec<(&'static str, Value)>`.
+///
+/// ```ignore
+/// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);
+/// approxset_core::impl_approx_set!([] CuckooFilter, variant = "cuckoo", remove);
+/// ```
+#[macro_export]
+macro_rules! impl_approx_set {
+    ([$($gen:tt)*] $ty:ty, variant = $name:expr) => {
+        impl<$($gen)*> $crate::ApproxSet for $ty {
+            #[inline]
+            fn insert_digest(&mut self, digest: $crate::Digest) -> $crate::Result<bool> {
+                $crate::InsertOutcome::into_result(<$ty>::insert_digest(self, digest))
+            }
+            #[inline]
+            fn contains_digest(&self, digest: $crate::Digest) -> bool {
+                <$ty>::contains_digest(self, digest)
+            }
+            fn hash_key(&self) -> $crate::HashKey {
+                <$ty>::hash_key(self)
+            }
+            fn len(&self) -> usize {
+                <$ty>::len(self)
+            }
+            fn capacity(&self) -> usize {
+                <$ty>::capacity(self)
+            }
+            fn fp_rate(&self) -> f64 {
+                <$ty>::fp_rate(self)
+            }
+            fn estimated_fp_rate(&self) -> f64 {
+                <$ty>::estimated_fp_rate(self)
+            }
+            fn memory_bytes(&self) -> usize {
+                <$ty>::memory_bytes(self)
+            }
+            fn clear(&mut self) {
+                <$ty>::clear(self)
+            }
+            fn variant(&self) -> &'static str {
+                $name
+            }
+            fn parameters(&self) -> Vec<(&'static str, $crate::Value)> {
+                <$ty>::parameters(self)
+            }
+            fn to_bytes(&self) -> $crate::Result<Vec<u8>> {
+                $crate::BytesOutcome::into_result(<$ty>::to_bytes(self))
+            }
+        }
+    };
+    ([$($gen:tt)*] $ty:ty, variant = $name:expr, remove) => {
+        $crate::impl_approx_set!([$($gen)*] $ty, variant = $name);
+        impl<$($gen)*> $crate::Deletable for $ty {
+            #[inline]
+            fn remove_digest(&mut self, digest: $crate::Digest) -> bool {
+                <$ty>::remove_digest(self, digest)
+            }
+        }
+    };
+}
+
+/// Writes `write_to` and `read_from` from a filter's `to_bytes` and
+/// `from_bytes`. Use it inside the filter's inherent `impl` block.
+#[macro_export]
+macro_rules! stream_methods {
+    () => {
+        /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
+        ///
+        /// # Errors
+        /// [`Error::Io`]($crate::Error::Io).
+        pub fn write_to<W: ::std::io::Write>(&self, mut writer: W) -> $crate::Result<()> {
+            let bytes: ::std::vec::Vec<u8> =
+                $crate::BytesOutcome::into_result(Self::to_bytes(self))?;
+            writer.write_all(&bytes)?;
+            Ok(())
+        }
+
+        /// Reads one filter from `reader` (and nothing past it), at most
+        /// [`DEFAULT_READ_LIMIT`]($crate::format::DEFAULT_READ_LIMIT) bytes.
+        ///
+        /// # Errors
+        /// [`Error::Io`]($crate::Error::Io), and as
+        /// [`from_bytes`](Self::from_bytes).
+        pub fn read_from<R: ::std::io::Read>(reader: R) -> $crate::Result<Self> {
+            Self::from_bytes(&$crate::format::read_all(reader)?)
         }
     };
 }

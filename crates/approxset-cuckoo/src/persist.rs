@@ -111,20 +111,5 @@ impl CuckooFilter {
         })
     }
 
-    /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
-    ///
-    /// # Errors
-    /// [`Error::Io`].
-    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
-        writer.write_all(&self.to_bytes())?;
-        Ok(())
-    }
-
-    /// Reads one filter from `reader` (and nothing past it).
-    ///
-    /// # Errors
-    /// [`Error::Io`], and as [`from_bytes`](Self::from_bytes).
-    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self> {
-        Self::from_bytes(&approxset_core::format::read_all(reader)?)
-    }
+    approxset_core::stream_methods!();
 }
