@@ -108,11 +108,9 @@ impl Layout for Partitioned {
 const PROBE_GROUP: usize = 3;
 
 /// Whether `test` holds at every position, reading the positions three at a
-/// time with no branch inside a group: the group's cache misses overlap, and
-/// a non-member at half fill fails a group seven times out of eight, so the
-/// branch after it is well predicted. Against two at a time then one by
-/// one, interleaved runs at 10⁶ keys measured misses 1.3× and hits 1.06×
-/// faster; reading all k without a branch was slower (see `docs/design.md`).
+/// time with no branch inside a group, so the group's cache misses overlap
+/// (why three, and what was measured: `docs/design.md`, "Lookups and
+/// loading").
 #[inline(always)]
 pub(crate) fn all_probes(
     mut positions: impl Iterator<Item = u64>,

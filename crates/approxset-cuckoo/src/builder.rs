@@ -43,26 +43,10 @@ impl CuckooBuilder {
     }
 
     /// Builds a filter that holds `expected_items` items at a false-positive
-    /// rate of at most the target.
-    ///
-    /// The fingerprint width is the smallest of 8, 12 and 16 with
-    /// `f ≥ log₂(2b/p)` (b = 4 slots per bucket), unless set with
-    /// [`fingerprint_bits`](Self::fingerprint_bits); an explicit width is
-    /// accepted when its rate at `expected_items` items,
-    /// 1 − (1 − 1/(2^f − 1))^(2b·load), is within the target (8 bits reach
-    /// 3 %).
-    ///
-    /// The bucket count `B` is any even number, not rounded to a power of
-    /// two, so a filter for 10⁶ items has 1.06·10⁶ slots, not 2²¹:
-    ///
-    /// - up to 9 items, 2 buckets: every item then has buckets 0 and 1, so
-    ///   any 9 items fit (8 slots and the stash);
-    /// - otherwise the larger of `⌈(n + 32) / (4 · 0.94)⌉` and the least `B`
-    ///   with `C(n, 9) · 4⁸ / B¹⁶ ≤ 10⁻⁹`, rounded up to an even number.
-    ///
-    /// The first term keeps the load at most 94 %, below the 95.7–98 %
-    /// measured at the first failure; the second keeps the chance that nine
-    /// items share both buckets below 10⁻⁹.
+    /// rate of at most the target: the smallest fingerprint width that
+    /// reaches it (unless set with [`fingerprint_bits`](Self::fingerprint_bits)),
+    /// and an even bucket count sized for a load of at most 94 %. The sizing
+    /// rules and their reasons are in `docs/design.md`, "Cuckoo filter".
     ///
     /// # Errors
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming
