@@ -305,27 +305,7 @@ fn ceil_bits(bound: f64, scale: u64) -> Result<u64> {
 /// or so small it needs more than [`MAX_HASHES`] hash functions;
 /// [`Error::TooLarge`] when the filter would need more than [`MAX_BITS`] bits.
 pub fn classic_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
-    validate_items(items)?;
-    validate_fp_rate(fp_rate)?;
-    let n = items as u64;
-    let mut best: Option<BloomParams> = None;
-    for k in hash_candidates(fp_rate)? {
-        // (1 − (1 − 1/m)^(kn))^k ≤ p  ⇔  m ≥ 1 / (1 − exp(ln(1 − p^(1/k)) / kn)).
-        let root = fp_rate.powf(1.0 / f64::from(k));
-        let t = (-root).ln_1p() / (f64::from(k) * n as f64);
-        let mut m = ceil_bits(1.0 / -t.exp_m1(), 1)?;
-        // Floating-point slack: step up until the exact rate is within target.
-        while fp_rate_exact(m, n, k) > fp_rate {
-            m = m
-                .checked_add(1 + m / 1_000_000)
-                .ok_or_else(|| too_many_bits(u128::from(m) + 1))?;
-        }
-        validate_bits(m)?;
-        if best.is_none_or(|b| m < b.bits) {
-            best = Some(BloomParams { bits: m, hashes: k });
-        }
-    }
-    Ok(best.expect("two candidates were tried"))
+    least_params(items, fp_rate, false)
 }
 
 /// Bits (`hashes` × slice size) and hash count of a partitioned Bloom filter
@@ -335,20 +315,44 @@ pub fn classic_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
 /// # Errors
 /// As [`classic_params`].
 pub fn partitioned_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
+    least_params(items, fp_rate, true)
+}
+
+/// The fewest bits over the two whole `k` nearest the optimum. Both layouts
+/// solve (1 − (1 − 1/u)^d)^k ≤ p for the least unit count `u`: the classic
+/// filter with `u = m` bits and `d = k·n` draws, the partitioned one with
+/// `u` the slice size, `d = n` draws per slice and `m = k·u`. Then
+/// `u ≥ 1 / (1 − exp(ln(1 − p^(1/k)) / d))`, stepped up past any
+/// floating-point slack until the exact formula is within target.
+fn least_params(items: usize, fp_rate: f64, partitioned: bool) -> Result<BloomParams> {
     validate_items(items)?;
     validate_fp_rate(fp_rate)?;
     let n = items as u64;
     let mut best: Option<BloomParams> = None;
     for k in hash_candidates(fp_rate)? {
+        let (draws, scale) = if partitioned {
+            (n as f64, u64::from(k))
+        } else {
+            (f64::from(k) * n as f64, 1)
+        };
+        let rate = |u: u64| {
+            if partitioned {
+                fp_rate_partitioned(u * scale, n, k)
+            } else {
+                fp_rate_exact(u, n, k)
+            }
+        };
         let root = fp_rate.powf(1.0 / f64::from(k));
-        let t = (-root).ln_1p() / n as f64;
-        let mut slice = ceil_bits(1.0 / -t.exp_m1(), u64::from(k))?;
-        while fp_rate_partitioned(slice * u64::from(k), n, k) > fp_rate {
-            slice += 1 + slice / 1_000_000;
+        let t = (-root).ln_1p() / draws;
+        let mut u = ceil_bits(1.0 / -t.exp_m1(), scale)?;
+        while rate(u) > fp_rate {
+            u = u
+                .checked_add(1 + u / 1_000_000)
+                .ok_or_else(|| too_many_bits(u128::from(u) + 1))?;
         }
-        let m = slice
-            .checked_mul(u64::from(k))
-            .ok_or_else(|| too_many_bits(u128::from(slice) * u128::from(k)))?;
+        let m = u
+            .checked_mul(scale)
+            .ok_or_else(|| too_many_bits(u128::from(u) * u128::from(scale)))?;
         validate_bits(m)?;
         if best.is_none_or(|b| m < b.bits) {
             best = Some(BloomParams { bits: m, hashes: k });
