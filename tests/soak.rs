@@ -26,6 +26,7 @@ struct Tally {
     removes: u64,
     lookups: u64,
     refusals: u64,
+    copy_refusals: u64,
     reloads: u64,
     false_negatives: u64,
     max_copies: u32,
@@ -78,6 +79,10 @@ fn churn(variant: Variant, capacity: usize, keys: u64, ops: u64, seed: u64) -> T
                         held += 1;
                     }
                     Err(Error::Full { .. }) => t.refusals += 1,
+                    Err(Error::TooManyCopies { limit }) => {
+                        assert_eq!(model[&k] as usize, limit, "{variant}: copies refused early");
+                        t.copy_refusals += 1;
+                    }
                     Err(e) => panic!("{variant}: unexpected {e}"),
                 }
             }
@@ -141,7 +146,7 @@ fn soak_cuckoo() {
     let t = churn(Variant::Cuckoo, 2_000, 3_000, ops(), 0xCC00);
     println!("cuckoo: {t:?}");
     assert_eq!(t.false_negatives, 0);
-    assert!(t.refusals > 0, "no refusal: {t:?}");
+    assert!(t.refusals > 0 && t.copy_refusals > 0, "no refusal: {t:?}");
     assert_eq!(t.max_copies, 8, "{t:?}");
 }
 

@@ -169,7 +169,19 @@ fn refused(
         inserted, error, ..
     } = refusal;
     let output = output.display();
-    if matches!(error, approxset::Error::Full { .. }) && held && copies >= CUCKOO_MAX_COPIES {
+    let too_many = matches!(error, approxset::Error::TooManyCopies { .. })
+        || (matches!(error, approxset::Error::Full { .. }) && held && copies >= CUCKOO_MAX_COPIES);
+    if too_many && copies < CUCKOO_MAX_COPIES {
+        // Other keys share this key's fingerprint and both buckets.
+        return CliError::failure(format!(
+            "cannot build '{output}': {inserted} of {total} keys went in, then the key {} \
+             met the cuckoo filter's limit of 2b = {CUCKOO_MAX_COPIES} equal fingerprints in \
+             its two buckets (other keys share them); a lower --fp gives wider fingerprints; \
+             nothing was written",
+            shown_key(refusal.key)
+        ));
+    }
+    if too_many {
         // Not a lack of room: a larger --items fails the same way.
         return CliError::failure(format!(
             "cannot build '{output}': {inserted} of {total} keys went in, then the key {} \
@@ -314,7 +326,7 @@ mod tests {
 
     #[test]
     fn a_key_repeated_past_the_cuckoo_limit_is_named() {
-        let error = approxset::Error::Full { items: 8 };
+        let error = approxset::Error::TooManyCopies { limit: 8 };
         let refusal = Refusal {
             inserted: 8,
             key: b"apple",
@@ -328,8 +340,15 @@ mod tests {
              remove the duplicate keys (e.g. with sort -u) and build again; nothing was written"
         );
         assert!(!message.contains("--items"));
-        // Fewer copies: the table is really full.
+        // Fewer copies: other keys share the fingerprint and buckets.
         let message = refused(Path::new("out.bin"), &refusal, 9, 3, true).to_string();
+        assert!(message.contains("lower --fp"), "{message}");
+        // A full table is a lack of room.
+        let full = Refusal {
+            error: approxset::Error::Full { items: 8 },
+            ..refusal
+        };
+        let message = refused(Path::new("out.bin"), &full, 9, 3, true).to_string();
         assert!(message.contains("try a larger --items"), "{message}");
     }
 

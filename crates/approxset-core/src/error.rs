@@ -51,6 +51,15 @@ pub enum Error {
         /// Items the filter holds.
         items: usize,
     },
+    /// A filter that stores copies (a cuckoo table) already holds as many
+    /// copies of this key as it can tell apart: a cuckoo filter keeps at most
+    /// 2b = 8 copies of one fingerprint in a key's two buckets. The table
+    /// itself may have room; remove duplicates before inserting. Every item
+    /// stored before is still present.
+    TooManyCopies {
+        /// The most copies of one key the filter holds.
+        limit: usize,
+    },
     /// A growing filter (the scalable Bloom filter) cannot add the stage it
     /// needs: the stage's error rate or capacity is beyond what a filter can
     /// be built for. Every item stored before is still present.
@@ -187,6 +196,11 @@ impl fmt::Display for Error {
                 f,
                 "filter is full: no room for another item after {items} items"
             ),
+            Error::TooManyCopies { limit } => write!(
+                f,
+                "too many copies of one key: the filter holds at most {limit} copies of a key \
+                 (or of keys sharing its fingerprint and buckets); remove duplicates"
+            ),
             Error::CannotGrow {
                 stages,
                 items,
@@ -211,9 +225,8 @@ impl fmt::Display for Error {
             ),
             Error::BadMagic { found } => write!(
                 f,
-                "not an approxset filter: expected magic bytes {:?}, found {:?}",
-                crate::format::MAGIC,
-                found
+                "not an approxset filter: expected magic bytes \"APXS\", found {}",
+                show_magic(found)
             ),
             Error::UnsupportedVersion { found, supported } => write!(
                 f,
@@ -235,6 +248,23 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Four bytes as text when they are printable ASCII (`"GIF8"`), as hex
+/// otherwise (`0x7f 0x45 0x4c 0x46`).
+fn show_magic(bytes: &[u8; 4]) -> String {
+    if bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!(
+            "\"{}\"",
+            bytes.iter().map(|&b| char::from(b)).collect::<String>()
+        )
+    } else {
+        bytes
+            .iter()
+            .map(|b| format!("{b:#04x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +283,7 @@ mod tests {
                 detail: "64 vs 128".into(),
             },
             Error::Full { items: 3 },
+            Error::TooManyCopies { limit: 8 },
             Error::CannotGrow {
                 stages: 3,
                 items: 70,
@@ -284,6 +315,18 @@ mod tests {
             assert!(first.is_lowercase(), "{s}");
             assert!(!s.ends_with('.') && !s.ends_with('!'), "{s}");
         }
+    }
+
+    #[test]
+    fn magic_bytes_show_as_text_or_hex() {
+        let s = Error::BadMagic { found: *b"GIF8" }.to_string();
+        assert!(s.ends_with("found \"GIF8\""), "{s}");
+        let s = Error::BadMagic {
+            found: [0x7f, b'E', b'L', b'F'],
+        }
+        .to_string();
+        assert!(s.ends_with("found 0x7f 0x45 0x4c 0x46"), "{s}");
+        assert!(!s.contains('['), "{s}");
     }
 
     #[test]

@@ -128,9 +128,10 @@ impl CuckooFilter {
     /// have; either way one more copy is stored.
     ///
     /// # Errors
-    /// [`Error::Full`] when the victim stash is taken (an earlier insertion
-    /// ran out of kicks) or the item's two buckets already hold 2b = 8 copies
-    /// of its fingerprint. The filter is then unchanged.
+    /// [`Error::TooManyCopies`] when the item's two buckets already hold
+    /// 2b = 8 copies of its fingerprint; [`Error::Full`] when the victim
+    /// stash is taken (an earlier insertion ran out of kicks). The filter is
+    /// then unchanged.
     #[inline]
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
         by_width!(self.insert_impl(digest))
@@ -262,7 +263,10 @@ impl CuckooFilter {
         let m2 = Lanes::<F>::matching(b2, fp);
         let held = self.stash_holds(fp, i1, i2);
         let copies = (m1.count_ones() + m2.count_ones()) as usize + usize::from(held);
-        if self.victim.is_some() || copies >= 2 * SLOTS {
+        if copies >= 2 * SLOTS {
+            return Err(Error::TooManyCopies { limit: 2 * SLOTS });
+        }
+        if self.victim.is_some() {
             return Err(Error::Full { items: self.len });
         }
         let fresh = copies == 0;
