@@ -7,117 +7,33 @@
 
 mod common;
 
-use std::hint::black_box;
-
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use common::{Keys, Subject};
+use criterion::{Criterion, criterion_group, criterion_main};
 
 const FP: f64 = 0.01;
 
-/// The operations every filter under test offers, so one generic loop
-/// (monomorphised per filter, no dynamic dispatch) measures them all.
-trait Subject {
-    fn bits(&self) -> u64;
-    fn put(&mut self, key: &u64);
-    fn has(&self, key: &u64) -> bool;
-}
-
-impl<L: approxset::Layout> Subject for approxset::Bloom<L> {
-    fn bits(&self) -> u64 {
-        approxset::Bloom::bits(self)
-    }
-    #[inline]
-    fn put(&mut self, key: &u64) {
-        self.insert(key);
-    }
-    #[inline]
-    fn has(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-}
-
-impl Subject for fastbloom::BloomFilter {
-    fn bits(&self) -> u64 {
-        self.num_bits() as u64
-    }
-    #[inline]
-    fn put(&mut self, key: &u64) {
-        self.insert(key);
-    }
-    #[inline]
-    fn has(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-}
-
-impl Subject for bloomfilter::Bloom<u64> {
-    fn bits(&self) -> u64 {
-        self.len()
-    }
-    #[inline]
-    fn put(&mut self, key: &u64) {
-        self.set(key);
-    }
-    #[inline]
-    fn has(&self, key: &u64) -> bool {
-        self.check(key)
-    }
-}
-
-fn run<S: Subject>(c: &mut Criterion, name: &str, mut filter: S, members: &[u64], others: &[u64]) {
-    let n = members.len();
-    for k in members {
-        filter.put(k);
-    }
-    let probes = others.len().min(1_000_000);
-    let fp = others[..probes].iter().filter(|k| filter.has(k)).count();
-    eprintln!(
-        "n={n} {name}: {:.3} bits/key, measured fp {:.5} over {probes} fresh keys",
-        filter.bits() as f64 / n as f64,
-        fp as f64 / probes as f64
-    );
-    let mut group = c.benchmark_group(format!("n={n}"));
+/// Fills `filter` and measures contains-hit, contains-miss and insert (into
+/// the full filter) in the group `n=N`.
+fn run<S: Subject>(c: &mut Criterion, name: &str, filter: S, keys: &Keys) {
+    let mut group = c.benchmark_group(format!("n={}", keys.members.len()));
     group.sample_size(30);
-    let mut i = 0usize;
-    group.bench_function(BenchmarkId::new("contains-hit", name), |b| {
-        b.iter(|| {
-            i = (i + 1) % n;
-            black_box(filter.has(black_box(&members[i])))
-        })
-    });
-    group.bench_function(BenchmarkId::new("contains-miss", name), |b| {
-        b.iter(|| {
-            i = (i + 1) % n;
-            black_box(filter.has(black_box(&others[i])))
-        })
-    });
-    group.bench_function(BenchmarkId::new("insert", name), |b| {
-        b.iter(|| {
-            i = (i + 1) % n;
-            filter.put(black_box(&members[i]))
-        })
-    });
+    common::lookups(&mut group, name, filter, keys, true);
     group.finish();
 }
 
 fn bench(c: &mut Criterion) {
     for n in [1_000_000usize, 10_000_000] {
-        let (members, others) = common::keys(n);
-        let classic = approxset::BloomFilter::with_fp_rate(FP)
-            .seed(1)
-            .expected_items(n)
-            .unwrap();
-        run(c, "approxset-classic", classic, &members, &others);
-        let parted = approxset::PartitionedBloomFilter::with_fp_rate(FP)
-            .seed(1)
-            .expected_items(n)
-            .unwrap();
-        run(c, "approxset-partitioned", parted, &members, &others);
+        let keys = common::keys(n);
+        let classic: approxset::BloomFilter = common::bloom(n, FP);
+        run(c, "approxset-classic", classic, &keys);
+        let parted: approxset::PartitionedBloomFilter = common::bloom(n, FP);
+        run(c, "approxset-partitioned", parted, &keys);
         let fast = fastbloom::BloomFilter::with_false_pos(FP)
             .seed(&1)
             .expected_items(n);
-        run(c, "fastbloom", fast, &members, &others);
+        run(c, "fastbloom", fast, &keys);
         let bf = bloomfilter::Bloom::<u64>::new_for_fp_rate_with_seed(n, FP, &[1; 32]).unwrap();
-        run(c, "bloomfilter", bf, &members, &others);
+        run(c, "bloomfilter", bf, &keys);
     }
 }
 

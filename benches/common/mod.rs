@@ -1,4 +1,14 @@
-//! Keys shared by the benchmarks.
+//! What the benchmarks share: the keys, one `Subject` trait implemented for
+//! every filter under test, and the lookup benchmarks registered for each.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hint::black_box;
+
+use approxset::cells::Cells;
+use approxset::{Bloom, Layout};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId};
+use probabilistic_collections as pc;
 
 /// SplitMix64 started at `x`: a bijection of `u64`, so distinct inputs give
 /// distinct keys.
@@ -6,10 +16,163 @@ fn splitmix(mut x: u64) -> u64 {
     approxset::hash::splitmix64(&mut x)
 }
 
+/// The keys of one benchmark size.
+pub(crate) struct Keys {
+    /// The keys inserted.
+    pub(crate) members: Vec<u64>,
+    /// As many keys never inserted.
+    pub(crate) others: Vec<u64>,
+}
+
 /// `n` random members and `n` random non-members (disjoint, since they come
 /// from disjoint index ranges through a bijection).
-pub(crate) fn keys(n: usize) -> (Vec<u64>, Vec<u64>) {
+pub(crate) fn keys(n: usize) -> Keys {
     let members = (0..n as u64).map(splitmix).collect();
     let others = (0..n as u64).map(|i| splitmix(i + (1 << 40))).collect();
-    (members, others)
+    Keys { members, others }
+}
+
+/// An approxset filter of the Bloom family (`Bloom<L, C>`) for `n` keys at
+/// false-positive rate `fp`, seed 1.
+pub(crate) fn bloom<L: Layout, C: Cells<L>>(n: usize, fp: f64) -> Bloom<L, C> {
+    Bloom::with_fp_rate(fp).seed(1).expected_items(n).unwrap()
+}
+
+/// The operations every filter under test offers, so one generic loop
+/// (monomorphised per filter, no dynamic dispatch) measures them all.
+pub(crate) trait Subject {
+    /// Whether the filter can remove items.
+    const DELETES: bool = false;
+    /// Bits of filter data, where the crate tells.
+    fn bits(&self) -> Option<u64> {
+        None
+    }
+    /// Inserts; `false` when the filter reported a failure.
+    fn put(&mut self, key: &u64) -> bool;
+    fn has(&self, key: &u64) -> bool;
+    fn del(&mut self, _key: &u64) {
+        unreachable!("this filter cannot remove")
+    }
+}
+
+/// Implements [`Subject`] for each filter type listed: `put m` calls `m` and
+/// ignores what it returns, `try_put m` counts an `Err` as a failure; `has m`
+/// and `del m` (optional, sets `DELETES`) name the methods; `bits` (optional)
+/// computes the bits of filter data of `f`.
+macro_rules! subjects {
+    (@put $call:expr) => {{
+        $call;
+        true
+    }};
+    (@try_put $call:expr) => {
+        $call.is_ok()
+    };
+    ($(
+        $ty:ty $(where $g:ident: $bound:path)? =>
+        $put_kind:ident $put:ident, has $has:ident $(, del $del:ident)?
+        $(, bits |$f:ident| $bits:expr)?;
+    )*) => {$(
+        impl$(<$g: $bound>)? Subject for $ty {
+            #[inline]
+            fn put(&mut self, key: &u64) -> bool {
+                subjects!(@$put_kind self.$put(key))
+            }
+            #[inline]
+            fn has(&self, key: &u64) -> bool {
+                self.$has(key)
+            }
+            $(
+                const DELETES: bool = true;
+                #[inline]
+                fn del(&mut self, key: &u64) {
+                    self.$del(key);
+                }
+            )?
+            $(
+                fn bits(&self) -> Option<u64> {
+                    let $f = self;
+                    Some($bits)
+                }
+            )?
+        }
+    )*};
+}
+
+subjects! {
+    Bloom<L> where L: Layout => put insert, has contains, bits |f| Bloom::bits(f);
+    approxset::CountingBloomFilter => put insert, has contains, del remove,
+        bits |f| f.memory_bytes() as u64 * 8;
+    approxset::CuckooFilter => try_put insert, has contains, del remove,
+        bits |f| f.memory_bytes() as u64 * 8;
+    approxset::ScalableBloomFilter => try_put insert, has contains,
+        bits |f| f.memory_bytes() as u64 * 8;
+    fastbloom::BloomFilter => put insert, has contains, bits |f| f.num_bits() as u64;
+    bloomfilter::Bloom<u64> => put set, has check, bits |f| f.len();
+    cuckoofilter::CuckooFilter<DefaultHasher> => try_put add, has contains, del delete,
+        bits |f| f.memory_usage() as u64 * 8;
+    pc::cuckoo::CuckooFilter<u64> => put insert, has contains, del remove,
+        bits |f| (f.capacity() * f.fingerprint_bit_count()) as u64;
+    pc::bloom::ScalableBloomFilter<u64> => put insert, has contains, bits |f| f.len() as u64;
+    growable_bloom_filter::GrowableBloom => put insert, has contains;
+}
+
+/// Fills `filter` with the members, prints (on stderr) its bits per key, its
+/// false-positive rate measured over up to 10⁶ of the others, failed inserts
+/// and false negatives, then registers in `group`: contains-hit and
+/// contains-miss, `insert` (into the full filter, one key at a time) when
+/// `insert` is set, and remove+reinsert (the filter stays as it was) when
+/// the filter deletes.
+pub(crate) fn lookups<S: Subject>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut filter: S,
+    keys: &Keys,
+    insert: bool,
+) {
+    let Keys { members, others } = keys;
+    let n = members.len();
+    let failed = members.iter().filter(|k| !filter.put(k)).count();
+    let missing = members.iter().filter(|k| !filter.has(k)).count();
+    let probes = others.len().min(1_000_000);
+    let fp = others[..probes].iter().filter(|k| filter.has(k)).count();
+    let bits_per_key = filter.bits().map_or("n/a".into(), |bits| {
+        format!("{:.3}", bits as f64 / n as f64)
+    });
+    eprintln!(
+        "n={n} {name}: {bits_per_key} bits/key, measured fp {:.5} over {probes} fresh keys, \
+         {failed} failed inserts, {missing} false negatives",
+        fp as f64 / probes as f64
+    );
+
+    let mut i = 0usize;
+    group.bench_function(BenchmarkId::new("contains-hit", name), |b| {
+        b.iter(|| {
+            i = (i + 1) % n;
+            black_box(filter.has(black_box(&members[i])))
+        })
+    });
+    group.bench_function(BenchmarkId::new("contains-miss", name), |b| {
+        b.iter(|| {
+            i = (i + 1) % n;
+            black_box(filter.has(black_box(&others[i])))
+        })
+    });
+    if insert {
+        group.bench_function(BenchmarkId::new("insert", name), |b| {
+            b.iter(|| {
+                i = (i + 1) % n;
+                filter.put(black_box(&members[i]))
+            })
+        });
+    }
+    if S::DELETES {
+        group.bench_function(BenchmarkId::new("remove+reinsert", name), |b| {
+            b.iter(|| {
+                i = (i + 1) % n;
+                let key = black_box(&members[i]);
+                filter.del(key);
+                filter.put(key)
+            })
+        });
+    }
 }
