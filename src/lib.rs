@@ -7,7 +7,7 @@
 //! ```
 //! use approxset::{ApproxSet, Variant};
 //! let mut f: Box<dyn ApproxSet + Send + Sync> = Variant::Classic.build(1_000_000, 0.01)?;
-//! f.insert("alice")?;             // any T: Hash + ?Sized, also through dyn
+//! f.insert("alice")?;             // any Key: str, bytes, integers, tuples…
 //! assert!(f.contains("alice"));   // never a false negative
 //! let _maybe = f.contains(&42u64); // false, or a false positive at about 1 %
 //! # Ok::<(), approxset::Error>(())
@@ -38,8 +38,8 @@ pub use approxset_bloom::{
     ScalableBloomFilter, ScalableBuilder, builder, cells,
 };
 pub use approxset_core::{
-    ApproxSet, ApproxSetExt, BuildOptions, Deletable, DeletableExt, Digest, Error, HashKey, Result,
-    Value, format, hash, sizing,
+    ApproxSet, ApproxSetExt, BuildOptions, Deletable, DeletableExt, Digest, Error, HashKey, Hashed,
+    Key, KeySink, Result, Value, format, hash, sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
 pub use load::{

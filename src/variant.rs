@@ -177,8 +177,17 @@ impl FromStr for Variant {
     type Err = ParseVariantError;
 
     /// Parses a lowercase name (`"classic"`, `"partitioned"`, …); ASCII case
-    /// is ignored.
+    /// is ignored, and `"bloom"` is an alias of `"classic"`.
+    ///
+    /// ```
+    /// use approxset::Variant;
+    /// assert_eq!("Bloom".parse::<Variant>(), Ok(Variant::Classic));
+    /// assert_eq!("cuckoo".parse::<Variant>(), Ok(Variant::Cuckoo));
+    /// ```
     fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("bloom") {
+            return Ok(Variant::Classic);
+        }
         Variant::ALL
             .iter()
             .copied()

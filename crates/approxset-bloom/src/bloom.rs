@@ -2,8 +2,8 @@
 //! filters: cells, `k`, the hash key and the bookkeeping, generic over the
 //! [`Layout`] that places positions and the [`Cells`] that store them.
 
+use approxset_core::Key;
 use std::fmt;
-use std::hash::Hash;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::{BloomParams, Plan};
@@ -300,7 +300,7 @@ impl<L: Layout, C: Cells<L>> fmt::Debug for Bloom<L, C> {
     }
 }
 
-impl<L: Layout, C: Cells<L>, T: Hash> Extend<T> for Bloom<L, C> {
+impl<L: Layout, C: Cells<L>, T: Key> Extend<T> for Bloom<L, C> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         for item in iter {
             self.insert(&item);

@@ -2,8 +2,8 @@
 //! 2007): a chain of partitioned Bloom filters that grows with its content
 //! and keeps the compound false-positive rate under its target.
 
+use approxset_core::Key;
 use std::fmt;
-use std::hash::Hash;
 
 use approxset_core::sizing::{self, MAX_HASHES, Plan, validate_fp_rate, validate_items};
 use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result, Value};
@@ -356,7 +356,7 @@ impl ScalableBloomFilter {
     ///
     /// # Errors
     /// As [`insert`](Self::insert); the items before the failing one stay.
-    pub fn try_extend<T: Hash, I: IntoIterator<Item = T>>(&mut self, iter: I) -> Result<()> {
+    pub fn try_extend<T: Key, I: IntoIterator<Item = T>>(&mut self, iter: I) -> Result<()> {
         for item in iter {
             self.insert(&item)?;
         }

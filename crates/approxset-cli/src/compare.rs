@@ -133,7 +133,7 @@ impl TableRow for CompareRow {
 type Filter = Box<dyn ApproxSet + Send + Sync>;
 
 /// Keys that can be inserted into and looked up in a filter by index: random
-/// numbers (hashed with `Hash`) or byte strings (hashed as bytes).
+/// numbers (as their little-endian bytes) or byte strings.
 trait Keys {
     /// The number of keys.
     fn len(&self) -> usize;

@@ -8,18 +8,20 @@
 //!
 //! # Portability
 //!
-//! [`HashKey::digest_bytes`] hashes raw bytes and gives the same digest on
-//! every platform and compiler version: use it (through the `*_bytes`
-//! methods of [`ApproxSetExt`](crate::ApproxSetExt)) for filters that are
-//! saved and loaded elsewhere. [`HashKey::digest`] goes through the standard
-//! [`Hash`] trait, whose output Rust does not promise to keep stable across
-//! platforms (`usize` lengths, endianness) or releases.
+//! [`HashKey::digest`] hashes a key's canonical bytes (see [`Key`]): a
+//! string, its byte string and [`HashKey::digest_bytes`] of the same bytes
+//! give one digest, on every platform and compiler version, so a filter
+//! saved anywhere answers the same everywhere. Only the [`Hashed`](crate::Hashed)
+//! wrapper goes through the standard `Hash` trait, whose output Rust does not
+//! promise to keep stable across platforms or releases.
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 
 use siphasher::sip128::{Hasher128, SipHasher13};
+
+use crate::key::{Key, KeySink};
 
 /// The 128-bit SipHash key of a filter.
 ///
@@ -87,14 +89,14 @@ impl HashKey {
         }
     }
 
-    /// The digest of any hashable item, through its [`Hash`] implementation.
-    ///
-    /// Not portable across platforms; see the [module docs](self).
+    /// The digest of a key: the keyed hash of its canonical bytes (see
+    /// [`Key`]), the same on every platform; for a string or byte string,
+    /// the same as [`digest_bytes`](Self::digest_bytes).
     #[inline]
-    pub fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
-        let mut hasher = SipHasher13::new_with_keys(self.k0, self.k1);
-        item.hash(&mut hasher);
-        Digest::from_u128(hasher.finish128().as_u128())
+    pub fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
+        let mut sink = KeySink::hashing(self.k0, self.k1);
+        item.write_key(&mut sink);
+        Digest::from_u128(sink.finish128())
     }
 
     /// The digest of a byte string: the same on every platform.

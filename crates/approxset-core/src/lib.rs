@@ -11,6 +11,7 @@
 mod error;
 pub mod format;
 pub mod hash;
+mod key;
 mod macros;
 mod options;
 #[cfg(feature = "serde")]
@@ -20,6 +21,7 @@ mod traits;
 
 pub use error::{Error, Result};
 pub use hash::{Digest, HashKey};
+pub use key::{Hashed, Key, KeySink};
 #[doc(hidden)]
 pub use macros::{BytesOutcome, InsertOutcome};
 pub use options::BuildOptions;

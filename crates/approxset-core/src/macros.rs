@@ -13,15 +13,14 @@ use crate::Result;
 #[macro_export]
 macro_rules! key_methods {
     (insert -> bool) => {
-        /// Inserts `item` (through `std::hash::Hash`); returns `true` when it
+        /// Inserts `item` (its [`Key`]($crate::Key) bytes); returns `true` when it
         /// was certainly new. This filter never fails to insert.
         #[inline]
-        pub fn insert<T: ::std::hash::Hash + ?Sized>(&mut self, item: &T) -> bool {
+        pub fn insert<K: $crate::Key + ?Sized>(&mut self, item: &K) -> bool {
             self.insert_digest(self.hash_key().digest(item))
         }
 
-        /// Inserts a byte string hashed as raw bytes (portable across
-        /// platforms).
+        /// Inserts a byte string: the same key as `insert(bytes)`.
         #[inline]
         pub fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
             self.insert_digest(self.hash_key().digest_bytes(bytes))
@@ -30,19 +29,18 @@ macro_rules! key_methods {
         $crate::key_methods!(contains);
     };
     (insert -> Result<bool>) => {
-        /// Inserts `item` (through `std::hash::Hash`); returns `Ok(true)`
+        /// Inserts `item` (its [`Key`]($crate::Key) bytes); returns `Ok(true)`
         /// when it was certainly new.
         ///
         /// # Errors
         /// As [`insert_digest`](Self::insert_digest); the filter is then
         /// unchanged.
         #[inline]
-        pub fn insert<T: ::std::hash::Hash + ?Sized>(&mut self, item: &T) -> $crate::Result<bool> {
+        pub fn insert<K: $crate::Key + ?Sized>(&mut self, item: &K) -> $crate::Result<bool> {
             self.insert_digest(self.hash_key().digest(item))
         }
 
-        /// Inserts a byte string hashed as raw bytes (portable across
-        /// platforms).
+        /// Inserts a byte string: the same key as `insert(bytes)`.
         ///
         /// # Errors
         /// As [`insert_digest`](Self::insert_digest).
@@ -56,12 +54,12 @@ macro_rules! key_methods {
     (contains) => {
         /// Whether `item` may be present (`false`: certainly not).
         #[inline]
-        pub fn contains<T: ::std::hash::Hash + ?Sized>(&self, item: &T) -> bool {
+        pub fn contains<K: $crate::Key + ?Sized>(&self, item: &K) -> bool {
             self.contains_digest(self.hash_key().digest(item))
         }
 
-        /// Whether a byte string inserted with `insert_bytes` may be
-        /// present.
+        /// Whether a byte string may be present: the same key as
+        /// `contains(bytes)`.
         #[inline]
         pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
             self.contains_digest(self.hash_key().digest_bytes(bytes))
@@ -72,7 +70,7 @@ macro_rules! key_methods {
         /// certainly absent. Remove only what was inserted (see the type's
         /// docs).
         #[inline]
-        pub fn remove<T: ::std::hash::Hash + ?Sized>(&mut self, item: &T) -> bool {
+        pub fn remove<K: $crate::Key + ?Sized>(&mut self, item: &K) -> bool {
             self.remove_digest(self.hash_key().digest(item))
         }
 

@@ -2,7 +2,7 @@
 //! their generic extensions [`ApproxSetExt`] and [`DeletableExt`].
 //!
 //! This follows `rand`'s `RngCore`/`Rng` split. Implementors write the small
-//! digest-level trait; the generic methods (`insert<T: Hash>`, `contains`,
+//! digest-level trait; the generic methods (`insert<K: Key>`, `contains`,
 //! the byte-string path) come from a blanket extension implemented for every
 //! `S: ApproxSet + ?Sized`, trait objects included. The same generic methods
 //! are also inherent on the trait-object types (`dyn ApproxSet`,
@@ -10,10 +10,10 @@
 //! [`ApproxSet`] in scope.
 
 use std::fmt;
-use std::hash::Hash;
 
 use crate::error::Result;
 use crate::hash::{Digest, HashKey};
+use crate::key::Key;
 
 /// An approximate-membership filter: "is this key possibly in the set?".
 ///
@@ -142,9 +142,9 @@ pub trait Deletable: ApproxSet {
 
 /// The generic methods of every [`ApproxSet`], trait objects included.
 pub trait ApproxSetExt: ApproxSet {
-    /// The digest of `item` under this filter's key, through [`Hash`].
+    /// The digest of `item` under this filter's key (its [`Key`] bytes).
     #[inline]
-    fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
+    fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
         self.hash_key().digest(item)
     }
 
@@ -153,22 +153,19 @@ pub trait ApproxSetExt: ApproxSet {
     /// # Errors
     /// As [`ApproxSet::insert_digest`].
     #[inline]
-    fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
+    fn insert<K: Key + ?Sized>(&mut self, item: &K) -> Result<bool> {
         let digest = self.digest(item);
         self.insert_digest(digest)
     }
 
     /// Whether `item` may be in the set.
     #[inline]
-    fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+    fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
         self.contains_digest(self.digest(item))
     }
 
-    /// Inserts a byte string, hashed as raw bytes: the same positions on
-    /// every platform, for filters that are saved and loaded elsewhere.
-    ///
-    /// `insert_bytes(b"x")` and `insert("x")` hash differently (`Hash` for
-    /// `str` appends a terminator); use one path per filter.
+    /// Inserts a byte string: the same key as `insert(bytes)`, and as
+    /// `insert("x")` for the bytes of `"x"`.
     ///
     /// # Errors
     /// As [`ApproxSet::insert_digest`].
@@ -178,8 +175,8 @@ pub trait ApproxSetExt: ApproxSet {
         self.insert_digest(digest)
     }
 
-    /// Whether a byte string inserted by [`insert_bytes`](Self::insert_bytes)
-    /// may be in the set.
+    /// Whether a byte string may be in the set: the same key as
+    /// `contains(bytes)`.
     #[inline]
     fn contains_bytes(&self, bytes: &[u8]) -> bool {
         self.contains_digest(self.hash_key().digest_bytes(bytes))
@@ -202,7 +199,7 @@ impl<S: ApproxSet + ?Sized> ApproxSetExt for S {}
 pub trait DeletableExt: Deletable {
     /// Removes one copy of `item`; see [`Deletable::remove_digest`].
     #[inline]
-    fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+    fn remove<K: Key + ?Sized>(&mut self, item: &K) -> bool {
         let digest = self.hash_key().digest(item);
         self.remove_digest(digest)
     }
@@ -332,7 +329,7 @@ macro_rules! inherent_generic_methods {
         impl<'a> $dyn_ty {
             /// The digest of `item` under this filter's key; see [`ApproxSetExt::digest`].
             #[inline]
-            pub fn digest<T: Hash + ?Sized>(&self, item: &T) -> Digest {
+            pub fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
                 ApproxSetExt::digest(self, item)
             }
 
@@ -341,13 +338,13 @@ macro_rules! inherent_generic_methods {
             /// # Errors
             /// As [`ApproxSet::insert_digest`].
             #[inline]
-            pub fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool> {
+            pub fn insert<K: Key + ?Sized>(&mut self, item: &K) -> Result<bool> {
                 ApproxSetExt::insert(self, item)
             }
 
             /// Whether `item` may be in the set; see [`ApproxSetExt::contains`].
             #[inline]
-            pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+            pub fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
                 ApproxSetExt::contains(self, item)
             }
 
@@ -391,7 +388,7 @@ macro_rules! inherent_remove_methods {
         impl<'a> $dyn_ty {
             /// Removes one copy of `item`; see [`DeletableExt::remove`].
             #[inline]
-            pub fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+            pub fn remove<K: Key + ?Sized>(&mut self, item: &K) -> bool {
                 DeletableExt::remove(self, item)
             }
 
@@ -520,9 +517,10 @@ mod tests {
     }
 
     #[test]
-    fn byte_and_hash_paths_differ_but_are_each_consistent() {
+    fn a_string_and_its_bytes_are_one_key() {
         let s = Exact::default();
-        assert_ne!(s.digest("x"), s.hash_key().digest_bytes(b"x"));
+        assert_eq!(s.digest("x"), s.hash_key().digest_bytes(b"x"));
         assert_eq!(s.digest("x"), s.digest(&"x"));
+        assert_eq!(s.digest("x"), s.digest(b"x"));
     }
 }

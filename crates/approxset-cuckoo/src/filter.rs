@@ -1,8 +1,8 @@
 //! The cuckoo filter: its type, its public operations, and the per-width
 //! hot paths of lookup, insertion and removal.
 
+use approxset_core::Key;
 use std::fmt;
-use std::hash::Hash;
 
 use approxset_core::{Digest, Error, HashKey, Result, Value};
 
@@ -158,7 +158,7 @@ impl CuckooFilter {
     pub fn try_extend<I>(&mut self, iter: I) -> Result<(), Error>
     where
         I: IntoIterator,
-        I::Item: Hash,
+        I::Item: Key,
     {
         for item in iter {
             self.insert(&item)?;

@@ -1,0 +1,293 @@
+//! Keys: the canonical bytes each key type contributes to its digest, the
+//! same on every platform and on every path into a filter.
+//!
+//! `insert("alice")`, `insert(&String::from("alice"))`, `insert(b"alice")`,
+//! `insert_bytes(b"alice")` and the CLI line `alice` hash the same five
+//! bytes, so they are one key. Rust's `Hash` is not such an encoding (it
+//! appends a terminator to `str`, a `usize` length to `[u8]`, and is not
+//! promised stable across platforms or releases); types that only implement
+//! `Hash` go through the [`Hashed`] wrapper, which is documented as not
+//! portable.
+
+use std::hash::Hash;
+
+use siphasher::sip128::{Hasher128, SipHasher13};
+
+/// Where a key writes its canonical bytes: the keyed hash of a digest, or a
+/// counter that measures a part of a tuple.
+#[derive(Debug)]
+pub struct KeySink {
+    inner: Sink,
+}
+
+#[derive(Debug)]
+enum Sink {
+    Hash(SipHasher13),
+    Count(u64),
+}
+
+impl KeySink {
+    /// A sink feeding the keyed SipHash-1-3 of a digest.
+    pub(crate) fn hashing(k0: u64, k1: u64) -> Self {
+        KeySink {
+            inner: Sink::Hash(SipHasher13::new_with_keys(k0, k1)),
+        }
+    }
+
+    /// The 128-bit hash of everything written (zero for a counting sink).
+    pub(crate) fn finish128(&self) -> u128 {
+        match &self.inner {
+            Sink::Hash(h) => h.finish128().as_u128(),
+            Sink::Count(_) => 0,
+        }
+    }
+
+    /// Appends bytes to the key's canonical form.
+    #[inline]
+    pub fn write(&mut self, bytes: &[u8]) {
+        match &mut self.inner {
+            Sink::Hash(h) => std::hash::Hasher::write(h, bytes),
+            Sink::Count(n) => *n += bytes.len() as u64,
+        }
+    }
+
+    /// Appends one part of a composite key (a tuple element) so that the
+    /// parts cannot run into each other: its byte length as a `u64` LE, then
+    /// its bytes.
+    pub fn write_part<K: Key + ?Sized>(&mut self, part: &K) {
+        let mut counter = KeySink {
+            inner: Sink::Count(0),
+        };
+        part.write_key(&mut counter);
+        let Sink::Count(len) = counter.inner else {
+            unreachable!("a counting sink")
+        };
+        self.write(&len.to_le_bytes());
+        part.write_key(self);
+    }
+}
+
+/// A key type: what bytes it contributes to its digest. Implemented for
+/// strings and byte strings (their bytes), integers (fixed-width
+/// little-endian; `usize`/`isize` as 64-bit), `bool` (one byte), `char` (its
+/// code point as a `u32`), references and boxes of keys, and tuples of up to
+/// four keys (each part length-prefixed).
+///
+/// ```
+/// use approxset_core::HashKey;
+/// let key = HashKey::from_seed(1);
+/// let a = key.digest("alice");
+/// assert_eq!(a, key.digest(&String::from("alice")));
+/// assert_eq!(a, key.digest(b"alice"));
+/// assert_eq!(a, key.digest_bytes(b"alice"));
+/// assert_eq!(key.digest(&7u32), key.digest_bytes(&7u32.to_le_bytes()));
+/// ```
+///
+/// Implement it for your own key types by writing a canonical form, e.g.
+/// a struct's fields through [`KeySink::write_part`].
+pub trait Key {
+    /// Writes the key's canonical bytes into `sink`.
+    fn write_key(&self, sink: &mut KeySink);
+}
+
+impl Key for str {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        sink.write(self.as_bytes());
+    }
+}
+
+impl Key for String {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        sink.write(self.as_bytes());
+    }
+}
+
+impl Key for [u8] {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        sink.write(self);
+    }
+}
+
+impl Key for Vec<u8> {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        sink.write(self);
+    }
+}
+
+impl<const N: usize> Key for [u8; N] {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        sink.write(self);
+    }
+}
+
+impl<K: Key + ?Sized> Key for &K {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        (**self).write_key(sink);
+    }
+}
+
+impl<K: Key + ?Sized> Key for &mut K {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        (**self).write_key(sink);
+    }
+}
+
+impl<K: Key + ?Sized> Key for Box<K> {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        (**self).write_key(sink);
+    }
+}
+
+/// Integers as fixed-width little-endian bytes.
+macro_rules! int_keys {
+    ($($t:ty => $as:ty),*) => {$(
+        impl Key for $t {
+            #[inline]
+            fn write_key(&self, sink: &mut KeySink) {
+                sink.write(&(*self as $as).to_le_bytes());
+            }
+        }
+    )*};
+}
+
+int_keys!(
+    u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, usize => u64,
+    i8 => i8, i16 => i16, i32 => i32, i64 => i64, i128 => i128, isize => i64
+);
+
+impl Key for bool {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        sink.write(&[u8::from(*self)]);
+    }
+}
+
+impl Key for char {
+    #[inline]
+    fn write_key(&self, sink: &mut KeySink) {
+        sink.write(&u32::from(*self).to_le_bytes());
+    }
+}
+
+/// Tuples: each part length-prefixed, so `("ab", "c")` and `("a", "bc")`
+/// are different keys.
+macro_rules! tuple_keys {
+    ($(($($name:ident),+)),*) => {$(
+        impl<$($name: Key),+> Key for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn write_key(&self, sink: &mut KeySink) {
+                let ($($name,)+) = self;
+                $(sink.write_part($name);)+
+            }
+        }
+    )*};
+}
+
+tuple_keys!((A, B), (A, B, C), (A, B, C, D));
+
+/// A key hashed through its `std::hash::Hash` implementation, for types that
+/// have no [`Key`] encoding. Not portable: `Hash` output may differ between
+/// platforms and Rust releases, so a filter filled this way should not be
+/// saved and read elsewhere, and `Hashed(&"a")` is not the key `"a"`.
+///
+/// ```
+/// use approxset_core::{HashKey, Hashed};
+/// #[derive(Hash)]
+/// struct Point { x: i32, y: i32 }
+/// let key = HashKey::from_seed(1);
+/// let d = key.digest(&Hashed(&Point { x: 1, y: 2 }));
+/// assert_eq!(d, key.digest(&Hashed(&Point { x: 1, y: 2 })));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Hashed<T>(pub T);
+
+impl<T: Hash> Key for Hashed<T> {
+    fn write_key(&self, sink: &mut KeySink) {
+        self.0.hash(&mut HashBridge(sink));
+    }
+}
+
+/// Feeds `std::hash::Hash` output into a key sink.
+struct HashBridge<'a>(&'a mut KeySink);
+
+impl std::hash::Hasher for HashBridge<'_> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        // Never used: the digest is taken from the sink.
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::HashKey;
+
+    use super::*;
+
+    #[test]
+    fn every_path_of_a_string_is_one_key() {
+        let key = HashKey::from_seed(3);
+        let d = key.digest_bytes(b"alice");
+        assert_eq!(key.digest("alice"), d);
+        assert_eq!(key.digest(&"alice"), d);
+        assert_eq!(key.digest(&String::from("alice")), d);
+        assert_eq!(key.digest(&&String::from("alice")), d);
+        assert_eq!(key.digest(b"alice"), d);
+        assert_eq!(key.digest(&b"alice"[..]), d);
+        assert_eq!(key.digest(&b"alice".to_vec()), d);
+        assert_eq!(key.digest(&Box::<str>::from("alice")), d);
+    }
+
+    #[test]
+    fn integers_are_fixed_width_little_endian() {
+        let key = HashKey::from_seed(3);
+        assert_eq!(key.digest(&1u8), key.digest_bytes(&[1]));
+        assert_eq!(key.digest(&258u16), key.digest_bytes(&[2, 1]));
+        assert_eq!(key.digest(&-1i32), key.digest_bytes(&[0xFF; 4]));
+        assert_eq!(key.digest(&5usize), key.digest_bytes(&5u64.to_le_bytes()));
+        assert_eq!(
+            key.digest(&-5isize),
+            key.digest_bytes(&(-5i64).to_le_bytes())
+        );
+        assert_eq!(key.digest(&7u128), key.digest_bytes(&7u128.to_le_bytes()));
+        assert_eq!(key.digest(&true), key.digest_bytes(&[1]));
+        assert_eq!(key.digest(&'é'), key.digest_bytes(&0xE9u32.to_le_bytes()));
+        // Width is part of the key: 1u8 and 1u16 differ.
+        assert_ne!(key.digest(&1u8), key.digest(&1u16));
+    }
+
+    #[test]
+    fn tuple_parts_do_not_run_together() {
+        let key = HashKey::from_seed(3);
+        assert_ne!(key.digest(&("ab", "c")), key.digest(&("a", "bc")));
+        let mut expected = Vec::new();
+        expected.extend_from_slice(&2u64.to_le_bytes());
+        expected.extend_from_slice(b"ab");
+        expected.extend_from_slice(&4u64.to_le_bytes());
+        expected.extend_from_slice(&7u32.to_le_bytes());
+        assert_eq!(key.digest(&("ab", 7u32)), key.digest_bytes(&expected));
+        assert_eq!(
+            key.digest(&("ab", 7u32)),
+            key.digest(&(String::from("ab"), 7u32))
+        );
+    }
+
+    #[test]
+    fn hashed_keys_follow_std_hash() {
+        let key = HashKey::from_seed(3);
+        // str's Hash appends 0xFF: not the key "a".
+        assert_ne!(key.digest(&Hashed("a")), key.digest("a"));
+        assert_eq!(key.digest(&Hashed("a")), key.digest_bytes(b"a\xff"));
+    }
+}
