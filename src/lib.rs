@@ -34,7 +34,7 @@ mod load;
 mod variant;
 
 pub use approxset_bloom::{
-    Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
+    Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
     ScalableBloomFilter, ScalableBuilder, builder, cells,
 };
 pub use approxset_core::{

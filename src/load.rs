@@ -3,7 +3,8 @@
 use std::io::Read;
 
 use approxset_bloom::{
-    BloomFilter, CountingBloomFilter, PartitionedBloomFilter, ScalableBloomFilter,
+    BlockedBloomFilter, BloomFilter, CountingBloomFilter, PartitionedBloomFilter,
+    ScalableBloomFilter,
 };
 use approxset_core::format::{Header, Reader, read_all, read_all_limited, tag};
 use approxset_core::{ApproxSet, Deletable, Error, Result};
@@ -39,6 +40,7 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
         tag::COUNTING => Box::new(CountingBloomFilter::from_bytes(bytes)?),
         tag::CUCKOO => Box::new(CuckooFilter::from_bytes(bytes)?),
         tag::SCALABLE => Box::new(ScalableBloomFilter::from_bytes(bytes)?),
+        tag::BLOCKED => Box::new(BlockedBloomFilter::from_bytes(bytes)?),
         // Let the envelope check say what is wrong (damage or unknown tag).
         _ => {
             Reader::open(bytes)?;

@@ -5,8 +5,8 @@ use std::str::FromStr;
 
 use approxset_bloom::cells::{BitVec, Cells};
 use approxset_bloom::{
-    Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
-    ScalableBloomFilter,
+    Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout,
+    Partitioned, PartitionedBloomFilter, ScalableBloomFilter,
 };
 use approxset_core::{ApproxSet, BuildOptions, Deletable, Error, Result};
 use approxset_cuckoo::CuckooFilter;
@@ -45,6 +45,10 @@ pub enum Variant {
     /// is its initial capacity, and it grows past it without exceeding
     /// `fp_rate`.
     Scalable,
+    /// The cache-blocked Bloom filter, [`BlockedBloomFilter`](crate::BlockedBloomFilter):
+    /// every key's bits in one 64-byte cache line, so a lookup reads one
+    /// line, at about 3 % more bits than the classic filter at 1 %.
+    Blocked,
 }
 
 impl Variant {
@@ -55,6 +59,7 @@ impl Variant {
         Variant::Counting,
         Variant::Cuckoo,
         Variant::Scalable,
+        Variant::Blocked,
     ];
 
     /// The lowercase name, as [`Display`](fmt::Display) prints it and
@@ -66,6 +71,7 @@ impl Variant {
             Variant::Counting => "counting",
             Variant::Cuckoo => "cuckoo",
             Variant::Scalable => "scalable",
+            Variant::Blocked => "blocked",
         }
     }
 
@@ -74,7 +80,7 @@ impl Variant {
     pub const fn supports_delete(self) -> bool {
         match self {
             Variant::Counting | Variant::Cuckoo => true,
-            Variant::Classic | Variant::Partitioned | Variant::Scalable => false,
+            Variant::Classic | Variant::Partitioned | Variant::Scalable | Variant::Blocked => false,
         }
     }
 
@@ -138,6 +144,7 @@ impl Variant {
             Variant::Counting => CountingBloomFilter::plan(expected_items, fp_rate)?,
             Variant::Cuckoo => CuckooFilter::plan(expected_items, fp_rate)?.into(),
             Variant::Scalable => ScalableBloomFilter::plan(expected_items, fp_rate)?,
+            Variant::Blocked => BlockedBloomFilter::plan(expected_items, fp_rate)?,
         };
         // A size beyond the address space (or bits beyond a u64, which a
         // counting filter of more than 2⁶¹ bytes has) is `TooLarge`, never
@@ -338,6 +345,7 @@ impl VariantBuilder {
             Variant::Counting => Box::new(self.counting(expected_items, fp_rate)?),
             Variant::Cuckoo => Box::new(self.cuckoo(expected_items, fp_rate)?),
             Variant::Scalable => Box::new(self.scalable(expected_items, fp_rate)?),
+            Variant::Blocked => Box::new(self.bloom::<Blocked, BitVec>(expected_items, fp_rate)?),
         })
     }
 
@@ -353,7 +361,7 @@ impl VariantBuilder {
         match self.variant {
             Variant::Counting => Ok(Box::new(self.counting(expected_items, fp_rate)?)),
             Variant::Cuckoo => Ok(Box::new(self.cuckoo(expected_items, fp_rate)?)),
-            Variant::Classic | Variant::Partitioned | Variant::Scalable => {
+            Variant::Classic | Variant::Partitioned | Variant::Scalable | Variant::Blocked => {
                 Err(Error::DeleteUnsupported {
                     variant: self.variant.name(),
                 })

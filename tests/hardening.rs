@@ -69,7 +69,9 @@ fn bloom_body(at: usize) -> Vec<Field> {
 fn fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
     let h = HEADER_LEN;
     match variant {
-        Variant::Classic | Variant::Partitioned | Variant::Counting => bloom_body(h),
+        Variant::Classic | Variant::Partitioned | Variant::Counting | Variant::Blocked => {
+            bloom_body(h)
+        }
         Variant::Cuckoo => vec![
             int("fingerprint bits", h, 4),
             int("reserved", h + 4, 4),
@@ -308,6 +310,8 @@ proptest! {
                     design.bits() / 4, |m| sizing::fp_rate_exact(m, nn, k), p),
                 Variant::Partitioned => least_within_one_percent(
                     design.bits(), |m| sizing::fp_rate_partitioned(m - m % u64::from(k), nn, k), p),
+                Variant::Blocked => least_within_one_percent(
+                    design.bits(), |m| sizing::fp_rate_blocked(m - m % 512, nn, k), p),
                 Variant::Scalable => least_within_one_percent(
                     design.bits(),
                     |m| sizing::fp_rate_partitioned(m - m % u64::from(k), nn, k),

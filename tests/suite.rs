@@ -461,6 +461,7 @@ fn every_variant_reports_its_parameters() {
     let expected: &[(Variant, &[&str])] = &[
         (Variant::Classic, &["bits", "hashes", "ones"]),
         (Variant::Partitioned, &["bits", "hashes", "ones"]),
+        (Variant::Blocked, &["bits", "hashes", "ones"]),
         (
             Variant::Counting,
             &["counters", "hashes", "nonzero", "saturated"],
@@ -493,7 +494,7 @@ fn every_variant_reports_its_parameters() {
         let design = variant.design(1000, 0.01).unwrap();
         let get = |name: &str| params.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
         match variant {
-            Variant::Classic | Variant::Partitioned | Variant::Scalable => {
+            Variant::Classic | Variant::Partitioned | Variant::Scalable | Variant::Blocked => {
                 assert_eq!(get("bits"), Some(Value::Count(design.bits())));
                 assert_eq!(get("hashes"), Some(Value::Count(design.hashes().into())));
             }

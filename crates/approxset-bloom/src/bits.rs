@@ -3,19 +3,25 @@
 
 use std::sync::OnceLock;
 
-use approxset_core::sizing::zeroed_words;
+use approxset_core::format::Reader;
+use approxset_core::sizing::check_memory;
 use approxset_core::{Error, Result};
 
 /// A fixed-length array of bits in `u64` words, with a running count of ones.
+///
+/// The words start on a 64-byte boundary, so each 512-bit block of the
+/// blocked layout is one cache line: the buffer has room for seven spare
+/// words and `offset` skips to the boundary (safe code; the buffer never
+/// reallocates).
 ///
 /// Bits past `len` in the last word are always zero. The count is kept up to
 /// date by `set` once known, but a loaded or merged array
 /// counts its ones only when first asked: loading then costs one copy of
 /// the words, not a copy and a population count (a third of the load time
 /// of a 10⁸-bit filter), and a filter that is only queried never pays it.
-#[derive(Clone)]
 pub struct BitVec {
-    words: Vec<u64>,
+    buf: Vec<u64>,
+    offset: usize,
     len: u64,
     ones: OnceLock<u64>,
 }
@@ -23,11 +29,25 @@ pub struct BitVec {
 impl PartialEq for BitVec {
     fn eq(&self, other: &Self) -> bool {
         // The count follows from the words.
-        self.len == other.len && self.words == other.words
+        self.len == other.len && self.words() == other.words()
     }
 }
 
 impl Eq for BitVec {}
+
+impl Clone for BitVec {
+    fn clone(&self) -> Self {
+        let (mut buf, offset) =
+            aligned(self.words().len(), None).expect("as large as the original");
+        buf.extend_from_slice(self.words());
+        BitVec {
+            buf,
+            offset,
+            len: self.len,
+            ones: self.ones.clone(),
+        }
+    }
+}
 
 impl std::fmt::Debug for BitVec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -37,21 +57,65 @@ impl std::fmt::Debug for BitVec {
     }
 }
 
+/// An empty buffer with room for `words` words after the 64-byte boundary
+/// it starts at, holding the `offset` zero words before that boundary.
+fn aligned(words: usize, max_bytes: Option<usize>) -> Result<(Vec<u64>, usize)> {
+    let bytes = check_memory((words as u128) * 8, max_bytes)?;
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(words + 7)
+        .map_err(|_| Error::AllocationFailed { bytes })?;
+    // Words from the buffer's start to the next 64-byte boundary.
+    let offset = (buf.as_ptr() as usize).wrapping_neg() % 64 / 8;
+    buf.resize(offset, 0);
+    Ok((buf, offset))
+}
+
 impl BitVec {
     /// `len` zero bits, or an error when they would pass `max_bytes`, the
     /// address space, or what the allocator can give.
     pub(crate) fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
-        let storage = zeroed_words(u128::from(len).div_ceil(64), max_bytes)?;
+        let words = usize::try_from(len.div_ceil(64)).map_err(|_| Error::TooLarge {
+            needed: u128::from(len.div_ceil(8)),
+            limit: isize::MAX as u128,
+        })?;
+        let (mut buf, offset) = aligned(words, max_bytes)?;
+        buf.resize(offset + words, 0);
         Ok(BitVec {
-            words: storage,
+            buf,
+            offset,
             len,
             ones: OnceLock::from(0),
         })
     }
 
-    /// The bits from serialized words: exactly ⌈len/64⌉ of them, with the
-    /// bits past `len` clear.
+    /// `len` bits read from a serialized filter: exactly ⌈len/64⌉ words,
+    /// with the bits past `len` clear.
+    pub(crate) fn read(r: &mut Reader<'_>, len: u64, what: &str) -> Result<Self> {
+        let count = len.div_ceil(64);
+        // The reader checks the count against its input before this
+        // allocation, which is bounded by the same check.
+        let rest = r.remaining() as u64;
+        if count > rest / 8 {
+            return Err(Error::corrupt(format!(
+                "{what} claims {count} words, the payload has {rest} bytes"
+            )));
+        }
+        let (mut buf, offset) = aligned(count as usize, None)?;
+        r.words_into(count, what, &mut buf)?;
+        Self::checked(buf, offset, len)
+    }
+
+    /// The bits from words: exactly ⌈len/64⌉ of them, with the bits past
+    /// `len` clear.
+    #[cfg(test)]
     pub(crate) fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
+        let (mut buf, offset) = aligned(words.len(), None)?;
+        buf.extend_from_slice(&words);
+        Self::checked(buf, offset, len)
+    }
+
+    fn checked(buf: Vec<u64>, offset: usize, len: u64) -> Result<Self> {
+        let words = &buf[offset..];
         if words.len() as u64 != len.div_ceil(64) {
             return Err(Error::corrupt(format!(
                 "{} bits need {} words, the payload has {}",
@@ -67,15 +131,22 @@ impl BitVec {
             }
         }
         Ok(BitVec {
-            words,
+            buf,
+            offset,
             len,
             ones: OnceLock::new(),
         })
     }
 
     /// The storage words.
+    #[inline]
     pub(crate) fn words(&self) -> &[u64] {
-        &self.words
+        &self.buf[self.offset..]
+    }
+
+    #[inline]
+    fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.buf[self.offset..]
     }
 
     /// Number of bits.
@@ -89,27 +160,27 @@ impl BitVec {
     pub(crate) fn count_ones(&self) -> u64 {
         *self
             .ones
-            .get_or_init(|| self.words.iter().map(|w| u64::from(w.count_ones())).sum())
+            .get_or_init(|| self.words().iter().map(|w| u64::from(w.count_ones())).sum())
     }
 
     /// Bytes of storage.
     #[inline]
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.words.len() * 8
+        self.words().len() * 8
     }
 
     /// Whether bit `index` is set. `index < len`.
     #[inline]
     pub(crate) fn get(&self, index: u64) -> bool {
         debug_assert!(index < self.len);
-        (self.words[(index >> 6) as usize] >> (index & 63)) & 1 == 1
+        (self.words()[(index >> 6) as usize] >> (index & 63)) & 1 == 1
     }
 
     /// Sets bit `index`; returns whether it was clear before. `index < len`.
     #[inline]
     pub(crate) fn set(&mut self, index: u64) -> bool {
         debug_assert!(index < self.len);
-        let word = &mut self.words[(index >> 6) as usize];
+        let word = &mut self.words_mut()[(index >> 6) as usize];
         let mask = 1u64 << (index & 63);
         let was_clear = *word & mask == 0;
         *word |= mask;
@@ -121,14 +192,14 @@ impl BitVec {
 
     /// Clears every bit.
     pub(crate) fn clear(&mut self) {
-        self.words.fill(0);
+        self.words_mut().fill(0);
         self.ones = OnceLock::from(0);
     }
 
     /// `self |= other`; both have the same length.
     pub(crate) fn union_with(&mut self, other: &BitVec) {
         debug_assert_eq!(self.len, other.len);
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
+        for (a, b) in self.words_mut().iter_mut().zip(other.words()) {
             *a |= *b;
         }
         self.ones = OnceLock::new();
@@ -137,7 +208,7 @@ impl BitVec {
     /// `self &= other`; both have the same length.
     pub(crate) fn intersect_with(&mut self, other: &BitVec) {
         debug_assert_eq!(self.len, other.len);
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
+        for (a, b) in self.words_mut().iter_mut().zip(other.words()) {
             *a &= *b;
         }
         self.ones = OnceLock::new();
@@ -147,6 +218,25 @@ impl BitVec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn is_line_aligned(b: &BitVec) -> bool {
+        b.words().as_ptr() as usize % 64 == 0
+    }
+
+    #[test]
+    fn words_start_on_a_cache_line() {
+        for len in [1, 64, 512, 513, 100_000] {
+            let mut a = BitVec::zeros(len, None).unwrap();
+            assert!(is_line_aligned(&a), "{len}");
+            assert_eq!(a.words().len() as u64, len.div_ceil(64));
+            a.set(len - 1);
+            let b = a.clone();
+            assert!(is_line_aligned(&b) && b == a && b.get(len - 1));
+            let c = BitVec::from_words(a.words().to_vec(), len).unwrap();
+            assert!(is_line_aligned(&c) && c == a);
+            assert_eq!(a.memory_bytes() as u64, len.div_ceil(64) * 8);
+        }
+    }
 
     #[test]
     fn set_get_and_count() {

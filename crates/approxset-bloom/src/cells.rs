@@ -3,7 +3,7 @@
 //! counter each ([`Counters`], the counting filter). The filter's hashing,
 //! sizing, persistence and bookkeeping are written once over this trait.
 
-use approxset_core::format::tag;
+use approxset_core::format::{Reader, tag};
 use approxset_core::{Result, Value};
 
 pub use crate::bits::BitVec;
@@ -36,9 +36,9 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     /// `len` empty cells, within `max_bytes`.
     #[doc(hidden)]
     fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self>;
-    /// Cells from serialized words, validated.
+    /// `len` cells read from a serialized filter, validated.
     #[doc(hidden)]
-    fn from_words(words: Vec<u64>, len: u64) -> Result<Self>;
+    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self>;
     /// The storage words, as serialized.
     #[doc(hidden)]
     fn words(&self) -> &[u64];
@@ -74,8 +74,8 @@ impl<L: Layout> Cells<L> for BitVec {
     fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
         BitVec::zeros(len, max_bytes)
     }
-    fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
-        BitVec::from_words(words, len)
+    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
+        BitVec::read(r, len, "bits")
     }
     fn words(&self) -> &[u64] {
         BitVec::words(self)
@@ -114,8 +114,8 @@ impl Cells<Classic> for Counters {
     fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
         Counters::zeros(len, max_bytes)
     }
-    fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
-        Counters::from_words(words, len)
+    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
+        Counters::from_words(r.words(len.div_ceil(16), "counters")?, len)
     }
     fn words(&self) -> &[u64] {
         Counters::words(self)

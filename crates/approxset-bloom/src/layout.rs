@@ -1,5 +1,6 @@
 //! How a Bloom filter lays its `k` positions out over its bits: anywhere
-//! ([`Classic`]) or one per slice ([`Partitioned`]).
+//! ([`Classic`]), one per slice ([`Partitioned`]) or all in one cache line
+//! ([`Blocked`]).
 
 use std::fmt::Debug;
 
@@ -11,8 +12,8 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The position layout of a [`Bloom`](crate::Bloom) filter. Sealed: the two
-/// layouts are [`Classic`] and [`Partitioned`].
+/// The position layout of a [`Bloom`](crate::Bloom) filter. Sealed: the
+/// layouts are [`Classic`], [`Partitioned`] and [`Blocked`].
 pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'static {
     /// The variant name the filter reports (`"classic"`, `"partitioned"`).
     const NAME: &'static str;
@@ -101,6 +102,62 @@ impl Layout for Partitioned {
             .take(hashes as usize)
             .zip((0..u64::from(hashes)).map(move |i| i * slice))
             .map(move |(h, start)| start + reduce(h, slice))
+    }
+}
+
+/// The cache-blocked layout (Putze, Sanders and Singler 2007): each key
+/// picks one 512-bit block (a 64-byte cache line) from `h1` and sets its `k`
+/// positions inside it, derived from `h2` with one multiply each, so a
+/// lookup reads one cache line. Sized by the Poisson mixture over block
+/// loads ([`sizing::fp_rate_blocked`]): about 3 % more bits than the
+/// classic filter at 1 %.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Blocked;
+
+impl sealed::Sealed for Blocked {}
+
+/// Odd multipliers, one per in-block position: position `i` of a key is the
+/// top 9 bits of `h2 · SALTS[i]`.
+const SALTS: [u64; sizing::MAX_HASHES as usize] = {
+    let mut salts = [0u64; sizing::MAX_HASHES as usize];
+    let mut state: u64 = 0x5A17_B10C_ED00_0001;
+    let mut i = 0;
+    while i < salts.len() {
+        // SplitMix64, written out because const fns cannot take `&mut`
+        // through core's function here.
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        salts[i] = (z ^ (z >> 31)) | 1;
+        i += 1;
+    }
+    salts
+};
+
+impl Layout for Blocked {
+    const NAME: &'static str = "blocked";
+    const TAG: u8 = approxset_core::format::tag::BLOCKED;
+
+    fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
+        sizing::blocked_params(items, fp_rate)
+    }
+
+    fn round_bits(bits: u64, _hashes: u32) -> u64 {
+        bits.div_ceil(sizing::BLOCK_BITS) * sizing::BLOCK_BITS
+    }
+
+    fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64 {
+        sizing::fp_rate_blocked(bits, items, hashes)
+    }
+
+    #[inline]
+    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64> {
+        let base = reduce(digest.h1(), bits / sizing::BLOCK_BITS) * sizing::BLOCK_BITS;
+        let h2 = digest.h2();
+        SALTS[..hashes as usize]
+            .iter()
+            .map(move |&salt| base + (h2.wrapping_mul(salt) >> 55))
     }
 }
 

@@ -1,5 +1,5 @@
 //! The Bloom family of approxset: the classic [`BloomFilter`], the
-//! [`PartitionedBloomFilter`], the [`CountingBloomFilter`] (4-bit counters,
+//! [`PartitionedBloomFilter`], the cache-[`BlockedBloomFilter`], the [`CountingBloomFilter`] (4-bit counters,
 //! with deletion) and the [`ScalableBloomFilter`] (grows without passing its
 //! target rate).
 //!
@@ -13,6 +13,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod bits;
+mod blocked;
 mod bloom;
 pub mod builder;
 pub mod cells;
@@ -27,9 +28,10 @@ mod scalable;
 mod serde_impl;
 
 pub use approxset_core::{Error, Result};
+pub use blocked::BlockedBloomFilter;
 pub use bloom::Bloom;
 pub use classic::BloomFilter;
 pub use counting::CountingBloomFilter;
-pub use layout::{Classic, Layout, Partitioned};
+pub use layout::{Blocked, Classic, Layout, Partitioned};
 pub use partitioned::PartitionedBloomFilter;
 pub use scalable::{DEFAULT_GROWTH, DEFAULT_TIGHTENING, ScalableBloomFilter, ScalableBuilder};

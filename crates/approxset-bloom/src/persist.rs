@@ -123,9 +123,8 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
                 p.hashes
             )));
         }
-        let words = r.words(p.cells.div_ceil(C::PER_WORD), C::WHAT)?;
         Ok(Bloom {
-            cells: C::from_words(words, p.cells)?,
+            cells: C::read(r, p.cells)?,
             hashes: p.hashes,
             key,
             len: p.len,

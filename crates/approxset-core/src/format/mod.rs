@@ -11,7 +11,7 @@
 //! offset  size  field
 //!      0     4  magic "APXS"
 //!      4     2  format version, u16 LE (1)
-//!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable)
+//!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked)
 //!      7     1  flags, 0
 //!      8     8  total length in bytes, checksum included, u64 LE
 //!     16    16  hash key k0, k1, u64 LE each
@@ -53,6 +53,8 @@ pub mod tag {
     pub const CUCKOO: u8 = 4;
     /// Scalable Bloom filter.
     pub const SCALABLE: u8 = 5;
+    /// Cache-blocked Bloom filter.
+    pub const BLOCKED: u8 = 6;
 
     /// The variant name of a tag, if it is known.
     pub fn name(tag: u8) -> Option<&'static str> {
@@ -62,6 +64,7 @@ pub mod tag {
             COUNTING => "counting",
             CUCKOO => "cuckoo",
             SCALABLE => "scalable",
+            BLOCKED => "blocked",
             _ => return None,
         })
     }
@@ -370,6 +373,17 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// [`Error::Corrupt`] when fewer than `count` words remain.
     pub fn words(&mut self, count: u64, what: &str) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        self.words_into(count, what, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends `count` little-endian words to `out` (whose allocation, and
+    /// so its alignment, the caller chose), checked as [`words`](Self::words).
+    ///
+    /// # Errors
+    /// As [`words`](Self::words), and [`Error::AllocationFailed`].
+    pub fn words_into(&mut self, count: u64, what: &str, out: &mut Vec<u64>) -> Result<()> {
         let rest = (self.body.len() - self.pos) as u64;
         if count > rest / 8 {
             return Err(Error::corrupt(format!(
@@ -377,7 +391,6 @@ impl<'a> Reader<'a> {
             )));
         }
         let bytes = self.take(count as usize * 8, what)?;
-        let mut out = Vec::new();
         out.try_reserve_exact(count as usize)
             .map_err(|_| Error::AllocationFailed { bytes: bytes.len() })?;
         out.extend(
@@ -385,7 +398,12 @@ impl<'a> Reader<'a> {
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
         );
-        Ok(out)
+        Ok(())
+    }
+
+    /// Bytes left before the checksum.
+    pub fn remaining(&self) -> usize {
+        self.body.len() - self.pos
     }
 
     /// Checks that nothing is left before the checksum.
