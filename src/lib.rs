@@ -34,11 +34,12 @@ mod load;
 mod variant;
 
 pub use approxset_bloom::{
-    Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
+    AtomicBloomFilter, Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
     ScalableBloomFilter, ScalableBuilder, builder, cells,
 };
 pub use approxset_core::{
-    ApproxSet, ApproxSetExt, BuildOptions, Deletable, DeletableExt, Digest, Error, HashKey, Hashed,
+    ApproxSet, ApproxSetExt, BuildOptions, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable,
+    DeletableExt, Digest, Error, HashKey, Hashed,
     Key, KeySink, Result, Value, format, hash, sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};

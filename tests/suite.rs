@@ -154,7 +154,7 @@ fn measured_fp_rate_is_under_target() {
             // filter's fingerprint sizes jump in steps of 4 bits.)
             if matches!(
                 variant,
-                Variant::Classic | Variant::Partitioned | Variant::Counting
+                Variant::Classic | Variant::Partitioned | Variant::Counting | Variant::Blocked
             ) {
                 let lower = queries as f64 * p * 0.5;
                 assert!(
@@ -521,4 +521,39 @@ fn every_variant_reports_its_parameters() {
         let again = approxset::load(&f.to_bytes().unwrap()).unwrap();
         assert_eq!(again.parameters(), params, "{variant}");
     }
+}
+
+/// The concurrent filter through the shared `ApproxSet` interface (`&mut`):
+/// no false negative, its rate under the target, and the same answers as
+/// the blocked filter it mirrors.
+#[test]
+fn atomic_filter_through_approx_set() {
+    let n = 100_000;
+    let p = 0.01;
+    let mut atomic = approxset::AtomicBloomFilter::with_fp_rate(p)
+        .seed(21)
+        .expected_items(n)
+        .unwrap();
+    let mut blocked = approxset::BlockedBloomFilter::with_fp_rate(p)
+        .seed(21)
+        .expected_items(n)
+        .unwrap();
+    {
+        let f: &mut dyn ApproxSet = &mut atomic;
+        for i in 0..n {
+            f.insert_bytes(format!("member-{i}").as_bytes()).unwrap();
+        }
+        assert_eq!(f.len(), n);
+        assert_eq!(f.variant(), "blocked");
+    }
+    for i in 0..n {
+        blocked.insert_bytes(format!("member-{i}").as_bytes());
+        assert!(atomic.contains_bytes(format!("member-{i}").as_bytes()));
+    }
+    let queries = 200_000u64;
+    let fp = (0..queries)
+        .filter(|i| atomic.contains_bytes(format!("query-{i}").as_bytes()))
+        .count() as u64;
+    assert!((fp as f64) <= binomial_upper(queries, p, Z_ONE_SIDED_1E6), "{fp}");
+    assert_eq!(atomic.to_bytes(), blocked.to_bytes());
 }

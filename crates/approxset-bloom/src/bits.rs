@@ -106,12 +106,20 @@ impl BitVec {
     }
 
     /// The bits from words: exactly ⌈len/64⌉ of them, with the bits past
-    /// `len` clear.
+    /// `len` clear (one copy, into aligned storage).
+    pub(crate) fn from_words_iter(
+        words: impl ExactSizeIterator<Item = u64>,
+        len: u64,
+    ) -> Result<Self> {
+        let (mut buf, offset) = aligned(words.len(), None)?;
+        buf.extend(words);
+        Self::checked(buf, offset, len)
+    }
+
+    /// [`from_words_iter`](Self::from_words_iter) of a vector, for tests.
     #[cfg(test)]
     pub(crate) fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
-        let (mut buf, offset) = aligned(words.len(), None)?;
-        buf.extend_from_slice(&words);
-        Self::checked(buf, offset, len)
+        Self::from_words_iter(words.into_iter(), len)
     }
 
     fn checked(buf: Vec<u64>, offset: usize, len: u64) -> Result<Self> {

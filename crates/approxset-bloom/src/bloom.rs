@@ -120,11 +120,18 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     }
 
     approxset_core::bookkeeping_methods!(
-        len = "Items inserted (less items removed, for the counting filter): every \
-               insert counts, as a Bloom filter cannot tell a repeat from a new item. \
-               After a `union` it is the sum of both counts and after an `intersect` \
-               the smaller one; for distinct items use `estimated_items`."
+        len = "Items inserted (less items removed, for the counting filter; through \
+               `&self` too, for the atomic filter): every insert counts, as a Bloom \
+               filter cannot tell a repeat from a new item. After a `union` it is the \
+               sum of both counts and after an `intersect` the smaller one; for \
+               distinct items use `estimated_items`.",
+        len_from = len_with_shared
     );
+
+    /// `len` with the inserts made through `&self`.
+    fn len_with_shared(&self) -> usize {
+        self.len.saturating_add(self.cells.shared_len())
+    }
 
     /// The fraction of cells set (bits set, counters above zero), `X / m`:
     /// ½ at the optimum.

@@ -3,14 +3,15 @@
 //! counter each ([`Counters`], the counting filter). The filter's hashing,
 //! sizing, persistence and bookkeeping are written once over this trait.
 
-use approxset_core::format::{Reader, tag};
+use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::{Result, Value};
 
+pub use crate::atomic::AtomicBits;
 pub use crate::bits::BitVec;
 pub use crate::counters::Counters;
 use crate::layout::{Classic, Layout};
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -39,9 +40,9 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     /// `len` cells read from a serialized filter, validated.
     #[doc(hidden)]
     fn read(r: &mut Reader<'_>, len: u64) -> Result<Self>;
-    /// The storage words, as serialized.
+    /// Appends the storage words to a serialized filter.
     #[doc(hidden)]
-    fn words(&self) -> &[u64];
+    fn write_words(&self, w: &mut Writer);
     /// Number of cells.
     #[doc(hidden)]
     fn cell_count(&self) -> u64;
@@ -63,6 +64,12 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     /// The storage's own counts, by name, for `parameters`.
     #[doc(hidden)]
     fn describe(&self) -> Vec<(&'static str, Value)>;
+    /// Inserts made through `&self` (atomic storage), not yet in the
+    /// filter's `len` field.
+    #[doc(hidden)]
+    fn shared_len(&self) -> usize {
+        0
+    }
 }
 
 impl<L: Layout> Cells<L> for BitVec {
@@ -77,8 +84,8 @@ impl<L: Layout> Cells<L> for BitVec {
     fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
         BitVec::read(r, len, "bits")
     }
-    fn words(&self) -> &[u64] {
-        BitVec::words(self)
+    fn write_words(&self, w: &mut Writer) {
+        w.words(self.words());
     }
     fn cell_count(&self) -> u64 {
         BitVec::len(self)
@@ -117,8 +124,8 @@ impl Cells<Classic> for Counters {
     fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
         Counters::from_words(r.words(len.div_ceil(16), "counters")?, len)
     }
-    fn words(&self) -> &[u64] {
-        Counters::words(self)
+    fn write_words(&self, w: &mut Writer) {
+        w.words(self.words());
     }
     fn cell_count(&self) -> u64 {
         Counters::len(self)

@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod atomic;
 mod bits;
 mod blocked;
 mod bloom;
@@ -28,6 +29,7 @@ mod scalable;
 mod serde_impl;
 
 pub use approxset_core::{Error, Result};
+pub use atomic::AtomicBloomFilter;
 pub use blocked::BlockedBloomFilter;
 pub use bloom::Bloom;
 pub use classic::BloomFilter;

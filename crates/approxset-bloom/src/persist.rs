@@ -105,12 +105,12 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         CellParams {
             cells: self.cells.cell_count(),
             hashes: self.hashes,
-            len: self.len,
+            len: self.len(),
             capacity: self.capacity,
             fp_rate: self.fp_rate,
         }
         .write(w);
-        w.words(self.cells.words());
+        self.cells.write_words(w);
     }
 
     pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod concurrent;
 mod error;
 pub mod format;
 pub mod hash;
@@ -19,6 +20,7 @@ pub mod serde_support;
 pub mod sizing;
 mod traits;
 
+pub use concurrent::{ConcurrentApproxSet, ConcurrentApproxSetExt};
 pub use error::{Error, Result};
 pub use hash::{Digest, HashKey};
 pub use key::{Hashed, Key, KeySink};

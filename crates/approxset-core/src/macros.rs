@@ -88,6 +88,13 @@ macro_rules! key_methods {
 #[macro_export]
 macro_rules! bookkeeping_methods {
     (len = $len_doc:literal) => {
+        $crate::bookkeeping_methods!(len = $len_doc, len_from = len_field);
+
+        fn len_field(&self) -> usize {
+            self.len
+        }
+    };
+    (len = $len_doc:literal, len_from = $len_fn:ident) => {
         /// The filter's hash key.
         pub fn hash_key(&self) -> $crate::HashKey {
             self.key
@@ -95,12 +102,12 @@ macro_rules! bookkeeping_methods {
 
         #[doc = $len_doc]
         pub fn len(&self) -> usize {
-            self.len
+            self.$len_fn()
         }
 
         /// Whether the filter holds nothing.
         pub fn is_empty(&self) -> bool {
-            self.len == 0
+            self.len() == 0
         }
 
         /// The false-positive rate the filter was built for, at its

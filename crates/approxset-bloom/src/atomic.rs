@@ -1,0 +1,360 @@
+//! The concurrent Bloom filter: the blocked layout over atomic words, so
+//! threads insert and look up through `&self`, without locks.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use approxset_core::format::{Reader, Writer};
+use approxset_core::sizing::check_memory;
+use approxset_core::{ConcurrentApproxSet, Digest, Error, HashKey, Result, Value};
+
+use crate::BlockedBloomFilter;
+use crate::bits::BitVec;
+use crate::bloom::Bloom;
+use crate::cells::Cells;
+use crate::layout::{Blocked, Layout};
+
+/// A cache-blocked Bloom filter that threads share: `insert_shared` and
+/// `contains` take `&self`, bits are set with an atomic `fetch_or`, and no
+/// lock is taken. For the same seed and keys it holds exactly the bits of a
+/// [`BlockedBloomFilter`], converts to and from one, and saves in the blocked
+/// format (it loads back as a `BlockedBloomFilter`).
+///
+/// ```
+/// use approxset_bloom::AtomicBloomFilter;
+///
+/// let filter = AtomicBloomFilter::with_fp_rate(0.01).seed(7).expected_items(10_000)?;
+/// std::thread::scope(|s| {
+///     for t in 0..2u32 {
+///         let filter = &filter;
+///         s.spawn(move || {
+///             for i in 0..5_000u32 {
+///                 filter.insert_shared(&(t * 5_000 + i));
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..10_000u32).all(|i| filter.contains(&i)));
+/// assert_eq!(filter.len(), 10_000);
+/// # Ok::<(), approxset_bloom::Error>(())
+/// ```
+pub type AtomicBloomFilter = Bloom<Blocked, AtomicBits>;
+
+/// Bit storage in atomic 64-bit words starting on a cache line, with a count
+/// of the inserts made through `&self`.
+pub struct AtomicBits {
+    buf: Vec<AtomicU64>,
+    offset: usize,
+    len: u64,
+    shared_inserts: AtomicUsize,
+}
+
+impl AtomicBits {
+    /// `words` zero words on a 64-byte boundary.
+    fn aligned(words: usize, max_bytes: Option<usize>) -> Result<(Vec<AtomicU64>, usize)> {
+        let bytes = check_memory((words as u128) * 8, max_bytes)?;
+        let mut buf: Vec<AtomicU64> = Vec::new();
+        buf.try_reserve_exact(words + 7)
+            .map_err(|_| Error::AllocationFailed { bytes })?;
+        let offset = (buf.as_ptr() as usize).wrapping_neg() % 64 / 8;
+        buf.extend((0..offset + words).map(|_| AtomicU64::new(0)));
+        Ok((buf, offset))
+    }
+
+    fn from_words(words: impl ExactSizeIterator<Item = u64>, len: u64) -> Result<Self> {
+        let (mut buf, offset) = Self::aligned(0, None)?;
+        buf.truncate(offset);
+        buf.try_reserve_exact(words.len())
+            .map_err(|_| Error::AllocationFailed {
+                bytes: words.len() * 8,
+            })?;
+        buf.extend(words.map(AtomicU64::new));
+        Ok(AtomicBits {
+            buf,
+            offset,
+            len,
+            shared_inserts: AtomicUsize::new(0),
+        })
+    }
+
+    #[inline]
+    fn words(&self) -> &[AtomicU64] {
+        &self.buf[self.offset..]
+    }
+
+    /// Sets bit `index` through `&self`; whether it was clear.
+    #[inline]
+    fn set_shared(&self, index: u64) -> bool {
+        let mask = 1u64 << (index & 63);
+        self.words()[(index >> 6) as usize].fetch_or(mask, Ordering::Relaxed) & mask == 0
+    }
+
+    fn load_words(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        self.words().iter().map(|w| w.load(Ordering::Relaxed))
+    }
+}
+
+impl Clone for AtomicBits {
+    fn clone(&self) -> Self {
+        let mut copy =
+            AtomicBits::from_words(self.load_words(), self.len).expect("as large as the original");
+        copy.shared_inserts = AtomicUsize::new(self.shared_inserts.load(Ordering::Relaxed));
+        copy
+    }
+}
+
+impl PartialEq for AtomicBits {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.load_words().eq(other.load_words())
+    }
+}
+
+impl std::fmt::Debug for AtomicBits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicBits")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl crate::cells::sealed::Sealed for AtomicBits {}
+
+impl Cells<Blocked> for AtomicBits {
+    const NAME: &'static str = Blocked::NAME;
+    const TAG: u8 = Blocked::TAG;
+    const PER_WORD: u64 = 64;
+    const WHAT: &'static str = "bits";
+
+    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
+        let words = usize::try_from(len.div_ceil(64)).map_err(|_| Error::TooLarge {
+            needed: u128::from(len.div_ceil(8)),
+            limit: isize::MAX as u128,
+        })?;
+        let (buf, offset) = Self::aligned(words, max_bytes)?;
+        Ok(AtomicBits {
+            buf,
+            offset,
+            len,
+            shared_inserts: AtomicUsize::new(0),
+        })
+    }
+    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
+        // Read as bits (checked, one copy), then move each word into an
+        // atomic (the second and last copy).
+        let bits = BitVec::read(r, len, "bits")?;
+        AtomicBits::from_words(bits.words().iter().copied(), len)
+    }
+    fn write_words(&self, w: &mut Writer) {
+        for word in self.load_words() {
+            w.u64(word);
+        }
+    }
+    fn cell_count(&self) -> u64 {
+        self.len
+    }
+    fn nonzero(&self) -> u64 {
+        self.load_words().map(|w| u64::from(w.count_ones())).sum()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.words().len() * 8
+    }
+    #[inline]
+    fn is_set(&self, index: u64) -> bool {
+        (self.words()[(index >> 6) as usize].load(Ordering::Relaxed) >> (index & 63)) & 1 == 1
+    }
+    #[inline]
+    fn add(&mut self, index: u64) -> bool {
+        let word = self.buf[self.offset + (index >> 6) as usize].get_mut();
+        let mask = 1u64 << (index & 63);
+        let was_clear = *word & mask == 0;
+        *word |= mask;
+        was_clear
+    }
+    fn clear(&mut self) {
+        for w in &mut self.buf {
+            *w.get_mut() = 0;
+        }
+        *self.shared_inserts.get_mut() = 0;
+    }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![("ones", self.nonzero().into())]
+    }
+    fn shared_len(&self) -> usize {
+        self.shared_inserts.load(Ordering::Relaxed)
+    }
+}
+
+/// What only atomic bits can do: insert through `&self`, and convert.
+impl Bloom<Blocked, AtomicBits> {
+    /// Inserts `item` through `&self`, from any thread; returns whether a
+    /// bit changed (the item was certainly new).
+    #[inline]
+    pub fn insert_shared<K: approxset_core::Key + ?Sized>(&self, item: &K) -> bool {
+        self.insert_digest_shared(self.hash_key().digest(item))
+    }
+
+    /// Inserts a byte string through `&self`; see
+    /// [`insert_shared`](Self::insert_shared).
+    #[inline]
+    pub fn insert_bytes_shared(&self, bytes: &[u8]) -> bool {
+        self.insert_digest_shared(self.hash_key().digest_bytes(bytes))
+    }
+
+    /// Inserts a precomputed digest through `&self`.
+    #[inline]
+    pub fn insert_digest_shared(&self, digest: Digest) -> bool {
+        let mut changed = false;
+        for pos in self.positions(digest) {
+            changed |= self.cells().set_shared(pos);
+        }
+        self.cells().shared_inserts.fetch_add(1, Ordering::Relaxed);
+        changed
+    }
+
+    /// The same filter as a [`BlockedBloomFilter`] (one copy of the bits).
+    pub fn into_blocked(self) -> BlockedBloomFilter {
+        let len = self.len();
+        let cells = BitVec::from_words_iter(self.cells().load_words(), self.cells().len)
+            .expect("bits of a filter are a valid bit vector");
+        Bloom {
+            cells,
+            hashes: self.hashes,
+            key: self.key,
+            len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+            layout: self.layout,
+        }
+    }
+
+    /// A shared filter holding the bits of `filter` (one copy of the bits).
+    pub fn from_blocked(filter: &BlockedBloomFilter) -> Self {
+        let cells = AtomicBits::from_words(filter.cells().words().iter().copied(), filter.bits())
+            .expect("as large as the original");
+        Bloom {
+            cells,
+            hashes: filter.hashes(),
+            key: filter.hash_key(),
+            len: filter.len(),
+            capacity: filter.capacity(),
+            fp_rate: filter.fp_rate(),
+            layout: std::marker::PhantomData,
+        }
+    }
+}
+
+impl ConcurrentApproxSet for AtomicBloomFilter {
+    #[inline]
+    fn insert_digest_shared(&self, digest: Digest) -> bool {
+        AtomicBloomFilter::insert_digest_shared(self, digest)
+    }
+    #[inline]
+    fn contains_digest_shared(&self, digest: Digest) -> bool {
+        self.contains_digest(digest)
+    }
+    fn hash_key(&self) -> HashKey {
+        self.key
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU64 as Watermark;
+
+    use super::*;
+
+    const N: u64 = 40_000;
+
+    fn shared() -> AtomicBloomFilter {
+        AtomicBloomFilter::with_fp_rate(0.01)
+            .seed(9)
+            .expected_items(N as usize)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_threaded_build_has_the_bits_of_a_single_threaded_one() {
+        let f = shared();
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let f = &f;
+                s.spawn(move || {
+                    for i in (t..N).step_by(4) {
+                        f.insert_shared(&i);
+                    }
+                });
+            }
+        });
+        let mut single = BlockedBloomFilter::with_fp_rate(0.01)
+            .seed(9)
+            .expected_items(N as usize)
+            .unwrap();
+        for i in 0..N {
+            single.insert(&i);
+        }
+        assert_eq!(f.len(), N as usize);
+        assert_eq!(
+            f.to_bytes(),
+            single.to_bytes(),
+            "bit for bit, and the same file"
+        );
+        let back = AtomicBloomFilter::from_blocked(&single);
+        assert_eq!(back.to_bytes(), single.to_bytes());
+        assert_eq!(f.into_blocked(), single);
+        // The file loads as a blocked filter, and as an atomic one.
+        let again = AtomicBloomFilter::from_bytes(&single.to_bytes()).unwrap();
+        assert!((0..N).all(|i| again.contains(&i)));
+    }
+
+    #[test]
+    fn no_false_negative_while_threads_insert_and_query() {
+        let f = shared();
+        // Each writer publishes how many of its keys are in (Release); a
+        // reader that sees the count (Acquire) must find every one of them.
+        let done: Vec<Watermark> = (0..2).map(|_| Watermark::new(0)).collect();
+        let per_writer = N / 2;
+        std::thread::scope(|s| {
+            for (t, mark) in done.iter().enumerate() {
+                let f = &f;
+                s.spawn(move || {
+                    for i in 0..per_writer {
+                        let key = t as u64 * per_writer + i;
+                        f.insert_shared(&key);
+                        assert!(f.contains(&key), "own key {key}");
+                        mark.store(i + 1, Ordering::Release);
+                    }
+                });
+            }
+            for reader in 0..2u64 {
+                let (f, done) = (&f, &done);
+                s.spawn(move || {
+                    let mut checked = 0u64;
+                    for round in 0..200u64 {
+                        for (t, mark) in done.iter().enumerate() {
+                            let published = mark.load(Ordering::Acquire);
+                            // A bounded sample of what is published.
+                            for j in (0..published).rev().step_by(97).take(50) {
+                                let key = t as u64 * per_writer + j;
+                                assert!(f.contains(&key), "reader {reader} round {round}: {key}");
+                                checked += 1;
+                            }
+                        }
+                    }
+                    checked
+                });
+            }
+        });
+        assert!((0..N).all(|k| f.contains(&k)));
+        assert_eq!(f.len(), N as usize);
+    }
+
+    #[test]
+    fn usable_through_the_shared_trait_object() {
+        let f = shared();
+        let set: &(dyn ConcurrentApproxSet + Send + Sync) = &f;
+        assert!(set.insert_shared("alice"));
+        assert!(set.contains_shared("alice"));
+        assert!(f.contains_bytes(b"alice"));
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<AtomicBloomFilter>();
+    }
+}

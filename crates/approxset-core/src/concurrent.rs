@@ -1,0 +1,73 @@
+//! Filters that threads share: inserts and lookups through `&self`.
+
+use crate::hash::{Digest, HashKey};
+use crate::key::Key;
+
+/// A filter that many threads insert into and query at once through a
+/// shared reference, without a lock (e.g. `approxset::AtomicBloomFilter`).
+/// Object safe; the generic methods are in [`ConcurrentApproxSetExt`] and
+/// inherent on `dyn ConcurrentApproxSet + Send + Sync`.
+///
+/// ```
+/// use approxset_core::ConcurrentApproxSet;
+///
+/// fn warm(set: &(dyn ConcurrentApproxSet + Send + Sync), keys: &[&str]) {
+///     for k in keys {
+///         set.insert_shared(*k);
+///     }
+/// }
+/// # let _ = warm;
+/// ```
+pub trait ConcurrentApproxSet {
+    /// Inserts the key whose digest is `digest`; whether it was certainly
+    /// new. Cannot fail.
+    fn insert_digest_shared(&self, digest: Digest) -> bool;
+
+    /// Whether the key whose digest is `digest` may be in the set.
+    fn contains_digest_shared(&self, digest: Digest) -> bool;
+
+    /// The 128-bit key this filter hashes items with.
+    fn hash_key(&self) -> HashKey;
+}
+
+/// The generic methods of every [`ConcurrentApproxSet`], trait objects
+/// included.
+pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
+    /// Inserts `item` (its [`Key`] bytes) through `&self`.
+    #[inline]
+    fn insert_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+        self.insert_digest_shared(self.hash_key().digest(item))
+    }
+
+    /// Whether `item` may be in the set.
+    #[inline]
+    fn contains_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+        self.contains_digest_shared(self.hash_key().digest(item))
+    }
+}
+
+impl<S: ConcurrentApproxSet + ?Sized> ConcurrentApproxSetExt for S {}
+
+macro_rules! inherent_shared_methods {
+    ($($dyn_ty:ty),*) => {$(
+        impl<'a> $dyn_ty {
+            /// Inserts `item`; see [`ConcurrentApproxSetExt::insert_shared`].
+            #[inline]
+            pub fn insert_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+                ConcurrentApproxSetExt::insert_shared(self, item)
+            }
+
+            /// Whether `item` may be in the set; see
+            /// [`ConcurrentApproxSetExt::contains_shared`].
+            #[inline]
+            pub fn contains_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+                ConcurrentApproxSetExt::contains_shared(self, item)
+            }
+        }
+    )*};
+}
+
+inherent_shared_methods!(
+    dyn ConcurrentApproxSet + 'a,
+    dyn ConcurrentApproxSet + Send + Sync + 'a
+);
