@@ -1,11 +1,12 @@
-//! The answers of `approxset query` and `approxset remove`, one per key:
-//! a `key<TAB>answer` line each (the key's bytes as given), or one JSON
-//! array of objects whose `key` is the key as a string (bytes that are not
-//! UTF-8 become U+FFFD).
+//! The answers of `approxset query`, `add` and `remove`, one per key: a
+//! `key<TAB>answer` line each (the key's bytes as given), or one JSON array
+//! of objects whose `key` is the key as a string (bytes that are not UTF-8
+//! become U+FFFD) and whose other field is the answer as a boolean.
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::CliError;
 
@@ -58,4 +59,75 @@ pub(crate) fn key_string(key: &[u8]) -> String {
 /// The word for an answer.
 pub(crate) fn word(yes: bool, when_yes: &'static str, when_no: &'static str) -> &'static str {
     if yes { when_yes } else { when_no }
+}
+
+/// How the yes-or-no answers of a command are shown: the JSON field, and
+/// the words of the human output.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Answer {
+    /// The JSON field next to `key` (`"removed"`, `"new"`).
+    pub(crate) field: &'static str,
+    /// The word for `true`.
+    pub(crate) yes: &'static str,
+    /// The word for `false`.
+    pub(crate) no: &'static str,
+}
+
+/// One key and its answer, serialised as `{"key": …, FIELD: bool}`.
+struct Row<'a> {
+    key: &'a [u8],
+    field: &'static str,
+    value: bool,
+}
+
+impl Serialize for Row<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("key", &key_string(self.key))?;
+        map.serialize_entry(self.field, &self.value)?;
+        map.end()
+    }
+}
+
+/// Prints every key's answer on standard output, as `answer` says: one
+/// JSON array with `json`, `key<TAB>word` lines otherwise.
+///
+/// # Errors
+/// A failure writing standard output.
+pub(crate) fn report(rows: &[(Vec<u8>, bool)], answer: Answer, json: bool) -> Result<(), CliError> {
+    let mut answers = Answers::new(false);
+    if json {
+        let rows: Vec<Row<'_>> = rows
+            .iter()
+            .map(|(key, value)| Row {
+                key,
+                field: answer.field,
+                value: *value,
+            })
+            .collect();
+        answers.json(&rows)?;
+    } else {
+        for (key, value) in rows {
+            answers.line(key, word(*value, answer.yes, answer.no))?;
+        }
+    }
+    answers.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_objects_of_key_and_answer() {
+        let row = Row {
+            key: b"a\xffb",
+            field: "new",
+            value: true,
+        };
+        assert_eq!(
+            serde_json::to_value(&row).unwrap(),
+            serde_json::json!({"key": "a\u{FFFD}b", "new": true})
+        );
+    }
 }

@@ -11,14 +11,19 @@ use serde::Serialize;
 use crate::design::variant_parser;
 use crate::keys::{self, LineKeys};
 use crate::output::{self, Record};
+use crate::overfill::Overfill;
 use crate::{CliError, check_count, check_fp, files};
 
 /// Examples shown by `approxset build --help`.
-pub(crate) const EXAMPLES: &str = "\
+pub(crate) const EXAMPLES: &str = concat!(
+    crate::keys_note!(),
+    "
+
 Examples:
   approxset build --variant classic --input /usr/share/dict/words --output words.bin
   approxset build --variant counting --fp 0.001 --items 1000000 --input keys.txt --output keys.bin
-  sort -u names.txt | approxset build --variant partitioned --seed 7 --input - --output names.bin --json";
+  sort -u names.txt | approxset build --variant partitioned --seed 7 --input - --output names.bin --json"
+);
 
 /// Keys from which a progress bar is worth showing.
 const PROGRESS_FROM: usize = 1 << 20;
@@ -29,9 +34,6 @@ const PROGRESS_STEP: usize = 1 << 14;
 /// The most copies of one key a cuckoo filter holds: 2b, with b = 4 slots
 /// in each of the key's two buckets.
 const CUCKOO_MAX_COPIES: usize = 8;
-
-/// Characters of a key shown in a message before it is cut short.
-const KEY_SHOWN_CHARS: usize = 40;
 
 /// The options of `approxset build`.
 #[derive(Debug, Args)]
@@ -68,8 +70,10 @@ pub(crate) struct BuildArgs {
 
     /// The filter file to write: replaced whole, or left alone on failure.
     /// The new file is renamed into place holding the lock file
-    /// `.FILTER.lock` next to it (left in place), so a concurrent `remove`
-    /// of the same file finishes before it or works on the new file.
+    /// `.FILTER.lock` next to it (left in place), so a concurrent `add` or
+    /// `remove` of the same file finishes before it or works on the new
+    /// file. A warning on standard error says when the filter holds more
+    /// keys than --items.
     #[arg(long, value_name = "FILTER")]
     output: PathBuf,
 }
@@ -91,6 +95,10 @@ pub(crate) struct BuildRecord {
     bytes: u64,
     /// The filter file.
     output: String,
+    /// Whether it holds more items than it was sized for (`items >
+    /// capacity`, as the filter reports them); a warning on standard error
+    /// says so.
+    overfilled: bool,
 }
 
 impl Record for BuildRecord {
@@ -143,18 +151,6 @@ fn insert_all<'a>(
     Ok(inserted)
 }
 
-/// A key for a message: lossy UTF-8, cut after [`KEY_SHOWN_CHARS`]
-/// characters (marked with `…`), quoted and escaped so it stays on one line.
-fn shown_key(key: &[u8]) -> String {
-    let text = String::from_utf8_lossy(key);
-    let mut chars = text.chars();
-    let mut shown: String = chars.by_ref().take(KEY_SHOWN_CHARS).collect();
-    if chars.next().is_some() {
-        shown.push('…');
-    }
-    format!("{shown:?}")
-}
-
 /// The error of a filter that refused a key after `inserted` of `total`
 /// keys went in; `copies` is how many times the refused key went in before
 /// (and `held` whether the filter says it holds it).
@@ -178,7 +174,7 @@ fn refused(
              met the cuckoo filter's limit of 2b = {CUCKOO_MAX_COPIES} equal fingerprints in \
              its two buckets (other keys share them); a lower --fp gives wider fingerprints; \
              nothing was written",
-            shown_key(refusal.key)
+            keys::shown(refusal.key)
         ));
     }
     if too_many {
@@ -188,7 +184,7 @@ fn refused(
              came once more after {copies} copies, and a cuckoo filter holds at most \
              2b = {CUCKOO_MAX_COPIES} copies of one key; remove the duplicate keys (e.g. with \
              sort -u) and build again; nothing was written",
-            shown_key(refusal.key)
+            keys::shown(refusal.key)
         ));
     }
     let hint = match error {
@@ -243,6 +239,10 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         .to_bytes()
         .map_err(|e| CliError::failure(format!("cannot save '{}': {e}", args.output.display())))?;
     files::replace_locked(&args.output, &bytes, "filter")?;
+    let overfill = Overfill::of(&*filter);
+    if let Some(overfill) = overfill {
+        overfill.warn(&args.output);
+    }
     BuildRecord {
         variant: filter.variant().to_owned(),
         items: inserted as u64,
@@ -251,6 +251,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         estimated_fp: filter.estimated_fp_rate(),
         bytes: bytes.len() as u64,
         output: args.output.display().to_string(),
+        overfilled: overfill.is_some(),
     }
     .print(json)
 }
@@ -350,14 +351,5 @@ mod tests {
         };
         let message = refused(Path::new("out.bin"), &full, 9, 3, true).to_string();
         assert!(message.contains("try a larger --items"), "{message}");
-    }
-
-    #[test]
-    fn long_keys_are_cut_and_escaped() {
-        assert_eq!(shown_key(b"apple"), "\"apple\"");
-        let long = "é".repeat(50);
-        let shown = shown_key(long.as_bytes());
-        assert_eq!(shown, format!("\"{}…\"", "é".repeat(40)));
-        assert_eq!(shown_key(b"a\nb\xff"), "\"a\\nb\u{FFFD}\"");
     }
 }

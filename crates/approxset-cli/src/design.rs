@@ -43,8 +43,12 @@ pub(crate) struct DesignRow {
     bytes: u64,
     /// Bits per item.
     bits_per_key: f64,
-    /// Hash functions k, or fingerprint bits for a cuckoo filter.
+    /// Hash functions k, or fingerprint bits for a cuckoo filter (kept so
+    /// for compatibility; `fingerprint_bits` names them).
     hashes: u32,
+    /// Fingerprint bits: in the cuckoo filter's row only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fingerprint_bits: Option<u32>,
     /// The false-positive rate expected after N insertions.
     expected_fp: f64,
 }
@@ -57,6 +61,7 @@ impl TableRow for DesignRow {
         Column::number("memory"),
         Column::number("bits/key"),
         Column::number("hashes"),
+        Column::number("fp bits"),
         Column::number("expected FP"),
     ];
 
@@ -67,17 +72,31 @@ impl TableRow for DesignRow {
             output::count(self.bytes),
             output::bytes(self.bytes),
             format!("{:.2}", self.bits_per_key),
-            self.hashes.to_string(),
+            // Each where it applies: k, or the cuckoo filter's fingerprint bits.
+            match self.fingerprint_bits {
+                Some(_) => String::new(),
+                None => self.hashes.to_string(),
+            },
+            self.fingerprint_bits
+                .map_or_else(String::new, |bits| bits.to_string()),
             output::rate(self.expected_fp),
         ]
     }
 }
 
 /// The parser of `--variant`: the names of [`Variant::ALL`], which `--help`
-/// and the error for an unknown name list.
+/// and the error for an unknown name list, and `bloom` for `classic` (as
+/// the library's `Variant::from_str` takes it; not listed).
 pub(crate) fn variant_parser() -> impl TypedValueParser<Value = Variant> {
-    PossibleValuesParser::new(Variant::ALL.iter().map(|v| PossibleValue::new(v.name())))
-        .try_map(|name| name.parse::<Variant>())
+    PossibleValuesParser::new(Variant::ALL.iter().map(|&v| {
+        let value = PossibleValue::new(v.name());
+        if v == Variant::Classic {
+            value.alias("bloom")
+        } else {
+            value
+        }
+    }))
+    .try_map(|name| name.parse::<Variant>())
 }
 
 /// The variants chosen with `--variant`, or every one.
@@ -109,6 +128,7 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
                 bytes: d.bytes(),
                 bits_per_key: d.bits_per_key(),
                 hashes: d.hashes(),
+                fingerprint_bits: (variant == Variant::Cuckoo).then(|| d.hashes()),
                 expected_fp: d.expected_fp(),
             }),
             Err(e) => failed.push((variant, e)),
@@ -122,8 +142,8 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     ));
     let ideal = sizing::optimal_bits_per_key(fp);
     report.notes.extend([
-        "hashes: hash functions k (fingerprint bits for a cuckoo filter); \
-         bytes: as allocated, in whole 64-bit words"
+        "hashes: hash functions k (of the first stage for scalable); fp bits: the cuckoo \
+         filter's fingerprint bits (it has no k); bytes: as allocated, in whole 64-bit words"
             .to_owned(),
         format!(
             "reference: the classic optimum -ln p / (ln 2)^2 = {ideal:.2} bits/key with \
@@ -134,4 +154,58 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     ]);
     report.notes.extend(skipped);
     report.print(json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[arg(long, value_parser = variant_parser())]
+        variant: Variant,
+    }
+
+    #[test]
+    fn bloom_is_classic() {
+        for name in ["bloom", "classic"] {
+            let cli = Cli::try_parse_from(["t", "--variant", name]).unwrap();
+            assert_eq!(cli.variant, Variant::Classic, "{name}");
+        }
+        assert!(Cli::try_parse_from(["t", "--variant", "blom"]).is_err());
+    }
+
+    #[test]
+    fn the_cuckoo_row_names_its_fingerprint_bits() {
+        let row = |variant: Variant| {
+            let d = variant.design(1000, 0.01).unwrap();
+            DesignRow {
+                variant: variant.to_string(),
+                bits: d.bits(),
+                bytes: d.bytes(),
+                bits_per_key: d.bits_per_key(),
+                hashes: d.hashes(),
+                fingerprint_bits: (variant == Variant::Cuckoo).then(|| d.hashes()),
+                expected_fp: d.expected_fp(),
+            }
+        };
+        let cuckoo = row(Variant::Cuckoo);
+        let bits = cuckoo.hashes;
+        let cells = cuckoo.cells();
+        assert_eq!(cells[5], "");
+        assert_eq!(cells[6], bits.to_string());
+        let json = serde_json::to_value(&cuckoo).unwrap();
+        assert_eq!(json["hashes"], bits);
+        assert_eq!(json["fingerprint_bits"], bits);
+        let classic = row(Variant::Classic);
+        assert_eq!(classic.cells()[5], "7");
+        assert_eq!(classic.cells()[6], "");
+        assert!(
+            serde_json::to_value(&classic)
+                .unwrap()
+                .get("fingerprint_bits")
+                .is_none()
+        );
+    }
 }

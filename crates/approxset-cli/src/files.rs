@@ -2,17 +2,17 @@
 //! filters with errors that name the file, and writing files whole or not
 //! at all (a temporary file in the same directory, then a rename).
 //!
-//! Concurrency. Commands that rewrite a filter file (`build`, `remove`)
-//! serialize on an exclusive lock ([`File::lock`]) of a sibling lock file,
-//! `.NAME.lock` next to the filter `NAME` (next to the file a symbolic link
-//! points at). The lock file is never renamed or deleted, so every writer
-//! locks the same inode; it is left in place afterwards, since deleting a
-//! lock file races with a writer that has just opened it. `remove` holds
-//! the lock from loading the filter to the rename of the new file, so no
-//! writer loses another's update; `build` takes it only for the rename. A
-//! writer waits for the lock, it does not fail. Readers (`query`, `info`)
-//! take no lock: the rename is atomic, so they see the old file or the new
-//! one, never a mix.
+//! Concurrency. Commands that rewrite a filter file (`build`, `add`,
+//! `remove`) serialize on an exclusive lock ([`File::lock`]) of a sibling
+//! lock file, `.NAME.lock` next to the filter `NAME` (next to the file a
+//! symbolic link points at). The lock file is never renamed or deleted, so
+//! every writer locks the same inode; it is left in place afterwards, since
+//! deleting a lock file races with a writer that has just opened it. `add`
+//! and `remove` hold the lock from loading the filter to the rename of the
+//! new file (`rewrite`), so no writer loses another's update; `build` takes
+//! it only for the rename. A writer waits for the lock, it does not fail.
+//! Readers (`query`, `info`) take no lock: the rename is atomic, so they
+//! see the old file or the new one, never a mix.
 //!
 //! Temporary files are registered while they exist and removed on every
 //! error path, on unwinding, and (on Unix) when SIGINT, SIGTERM or SIGHUP
@@ -25,7 +25,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use approxset::{ApproxSet, Deletable, Variant};
+use approxset::ApproxSet;
 
 use crate::CliError;
 
@@ -127,46 +127,6 @@ pub(crate) fn load_filter(
     let bytes = read_filter(path)?;
     let filter = approxset::load(&bytes).map_err(|e| load_error(path, &e))?;
     Ok((filter, bytes))
-}
-
-/// Reads and loads the saved filter `path` as one that can delete.
-///
-/// # Errors
-/// A failure naming the file when it is unreadable or not a valid filter,
-/// and one naming the variant when it cannot delete.
-pub(crate) fn load_deletable_filter(
-    path: &Path,
-) -> Result<Box<dyn Deletable + Send + Sync>, CliError> {
-    let bytes = read_filter(path)?;
-    approxset::load_deletable(&bytes).map_err(|e| match e {
-        approxset::Error::DeleteUnsupported { .. } => {
-            CliError::failure(format!("{e}: '{}' is unchanged", path.display()))
-        }
-        _ => load_error(path, &e),
-    })
-}
-
-/// A quick check, before `remove` reads its keys and takes the lock, that
-/// `path` looks like a filter that can delete: its header names such a
-/// variant. Anything else is loaded in full to report the same error the
-/// locked load would. The locked load still decides.
-///
-/// # Errors
-/// As [`load_deletable_filter`].
-pub(crate) fn check_deletable(path: &Path) -> Result<(), CliError> {
-    let mut head = [0u8; approxset::format::HEADER_LEN];
-    let looks_deletable = File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && approxset::format::Header::parse(&head)
-            .ok()
-            .and_then(|header| header.variant()?.parse::<Variant>().ok())
-            .is_some_and(Variant::supports_delete);
-    if looks_deletable {
-        Ok(())
-    } else {
-        load_deletable_filter(path).map(|_| ())
-    }
 }
 
 /// The directory a file `path` goes into (`.` for a bare file name).

@@ -4,7 +4,9 @@
 //! and the variant's own parameters ([`ApproxSet::parameters`]: bits and k,
 //! counters, fingerprint width and buckets, stages, …) from the loaded
 //! filter. In the JSON record `parameters` is an object of those names,
-//! each a number; the human output gives each one a line of its own.
+//! each a number; the human output gives each one a line of its own. A
+//! filter holding more items than it was sized for is `overfilled` (a JSON
+//! boolean, and a human line saying by how much and its FP rate now).
 
 use std::path::PathBuf;
 
@@ -15,6 +17,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::output::{self, Record};
+use crate::overfill::Overfill;
 use crate::{CliError, files};
 
 /// Examples shown by `approxset info --help`.
@@ -128,6 +131,9 @@ pub(crate) struct InfoRecord {
     target_fp: f64,
     /// The false-positive rate estimated from its fill.
     estimated_fp: f64,
+    /// Whether it holds more items than it was sized for (`items >
+    /// capacity`); the human output then has an `overfilled` line.
+    overfilled: bool,
     /// Bytes of filter data in memory.
     bytes: u64,
     /// Bytes of the file.
@@ -148,13 +154,20 @@ impl Record for InfoRecord {
             ("capacity", output::count(self.capacity)),
             ("target FP", output::rate(self.target_fp)),
             ("estimated FP", output::rate(self.estimated_fp)),
+        ];
+        if let Some(overfill) =
+            Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp)
+        {
+            fields.push(("overfilled", format!("yes: {}", overfill.describe())));
+        }
+        fields.extend([
             ("memory", output::bytes(self.bytes)),
             ("file size", output::bytes_exact(self.file_bytes)),
             (
                 "deletes",
                 if self.supports_delete { "yes" } else { "no" }.to_owned(),
             ),
-        ];
+        ]);
         let staged = self.variant == Variant::Scalable.name();
         fields.extend(
             self.parameters
@@ -176,6 +189,7 @@ fn record(file: &str, filter: &dyn ApproxSet, header: &Header, bytes: &[u8]) -> 
         capacity: filter.capacity() as u64,
         target_fp: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
+        overfilled: Overfill::of(filter).is_some(),
         bytes: filter.memory_bytes() as u64,
         file_bytes: bytes.len() as u64,
         supports_delete: Variant::of(filter).is_some_and(Variant::supports_delete),
@@ -229,6 +243,30 @@ mod tests {
     }
 
     #[test]
+    fn an_overfilled_filter_says_so() {
+        let mut f = Variant::Classic.builder().seed(3).build(100, 0.01).unwrap();
+        for i in 0..1000u32 {
+            f.insert(&i).unwrap();
+        }
+        let bytes = f.to_bytes().unwrap();
+        let header = Header::parse(&bytes).unwrap();
+        let r = record("f.bin", &*f, &header, &bytes);
+        assert!(r.overfilled);
+        assert_eq!(serde_json::to_value(&r).unwrap()["overfilled"], true);
+        let fields = r.fields();
+        let (_, line) = fields.iter().find(|(l, _)| *l == "overfilled").unwrap();
+        assert!(
+            line.starts_with(
+                "yes: holds 1,000 items, 10.0× the 100 it was sized for; estimated FP now 0.9"
+            ),
+            "{line}"
+        );
+        let r = record_of(Variant::Classic);
+        assert!(!r.overfilled);
+        assert!(r.fields().iter().all(|(l, _)| *l != "overfilled"));
+    }
+
+    #[test]
     fn every_parameter_has_a_readable_label() {
         for &variant in Variant::ALL {
             let r = record_of(variant);
@@ -258,7 +296,8 @@ mod tests {
                 .map(|(_, v)| v.clone())
                 .unwrap_or_else(|| panic!("no {label} in {fields:?}"))
         };
-        assert!(["8", "12", "16"].contains(&line("fingerprint bits").as_str()));
+        let bits: u32 = line("fingerprint bits").parse().unwrap();
+        assert!((4..=32).contains(&bits), "{bits}");
         assert!(!line("buckets").is_empty() && !line("load factor").is_empty());
         let scalable = record_of(Variant::Scalable).fields();
         assert!(scalable.iter().any(|(l, _)| *l == "hashes (stage 1)"));

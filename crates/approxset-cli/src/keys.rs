@@ -179,6 +179,35 @@ pub(crate) fn for_each_key(
     }
 }
 
+/// Every key, as [`for_each_key`] reads them, collected: what `add` and
+/// `remove` read in full before they lock the filter file.
+///
+/// # Errors
+/// A failure reading standard input.
+pub(crate) fn collect(args: &[OsString], how: LineKeys) -> Result<Vec<Vec<u8>>, CliError> {
+    let mut keys = Vec::new();
+    for_each_key(args, how, |key| {
+        keys.push(key.to_vec());
+        Ok(())
+    })?;
+    Ok(keys)
+}
+
+/// Characters of a key shown in a message before it is cut short.
+const SHOWN_CHARS: usize = 40;
+
+/// A key for a message: lossy UTF-8, cut after 40 characters (marked with
+/// `…`), quoted and escaped so it stays on one line.
+pub(crate) fn shown(key: &[u8]) -> String {
+    let text = String::from_utf8_lossy(key);
+    let mut chars = text.chars();
+    let mut shown: String = chars.by_ref().take(SHOWN_CHARS).collect();
+    if chars.next().is_some() {
+        shown.push('…');
+    }
+    format!("{shown:?}")
+}
+
 /// Splits the lines of a key file in two: the first half to insert, and the
 /// second half, less any line also in the first half, to query as
 /// non-members. Lines are read as [`lines`] reads them with `how`; empty
@@ -324,6 +353,14 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, [b"\xEF\xBB\xBFx\r".to_vec(), Vec::new()]);
+    }
+
+    #[test]
+    fn long_keys_are_cut_and_escaped() {
+        assert_eq!(shown(b"apple"), "\"apple\"");
+        let long = "é".repeat(50);
+        assert_eq!(shown(long.as_bytes()), format!("\"{}…\"", "é".repeat(40)));
+        assert_eq!(shown(b"a\nb\xff"), "\"a\\nb\u{FFFD}\"");
     }
 
     #[test]

@@ -2,19 +2,38 @@
 //! of each variant takes (`design`), the seed article's experiments on the
 //! classic Bloom filter (`experiment theory`, `experiment optimal-k`), a
 //! measured comparison of every variant (`compare`), and filter files:
-//! `build` one from a list of keys, `query` it, show its `info`, `remove`
-//! keys from it.
+//! `build` one from a list of keys, `query` it, show its `info`, `add` keys
+//! to it and `remove` keys from it.
+//!
+//! A key is the bytes of a line (or of an argument): the same key as the
+//! library's `insert("line")` or `insert_bytes(b"line")`, so a filter built
+//! by either answers the other.
 //!
 //! Every subcommand prints an aligned table (or lines), or with `--json` one
 //! JSON document on standard output and nothing else. Errors are one line on
 //! standard error: exit code 2 for bad usage (unknown flags, values out of
 //! range), 1 for everything else (I/O errors, memory, a damaged filter file,
-//! removing from a filter that cannot delete). Files are written whole or
+//! removing from a filter that cannot delete, a key a cuckoo filter
+//! refuses). `query --quiet` answers with exit code 3 when a key is
+//! certainly absent. Files are written whole or
 //! not at all: a failed or interrupted (SIGINT, SIGTERM) run leaves no
 //! partial filter, plot or temporary file behind. Commands that rewrite a
 //! filter file take turns on its lock file (`files` explains), so none
 //! loses another's update.
 
+/// The sentence on keys that `--help` of the commands reading keys shows:
+/// a literal, for `concat!`.
+macro_rules! keys_note {
+    () => {
+        "Keys: the bytes of each line (without its line end; see --raw-keys) or \
+of each argument are the key, the same key as the library's insert(\"line\") \
+or insert_bytes(b\"line\"), so filters built by the library answer here and \
+the other way round."
+    };
+}
+pub(crate) use keys_note;
+
+mod add;
 mod answers;
 mod build;
 mod compare;
@@ -24,9 +43,11 @@ mod files;
 mod info;
 mod keys;
 mod output;
+mod overfill;
 mod plot;
 mod query;
 mod remove;
+mod rewrite;
 
 use std::fmt;
 use std::io;
@@ -38,8 +59,15 @@ use clap::{Parser, Subcommand};
 /// The filter seed used where none is given, for reproducible runs.
 pub(crate) const DEFAULT_SEED: u64 = 1;
 
-/// Examples shown by `approxset --help`.
-const EXAMPLES: &str = "\
+/// Keys, exit codes and examples shown by `approxset --help`.
+const EXAMPLES: &str = concat!(
+    keys_note!(),
+    "
+
+Exit codes: 0 success; 1 failure (I/O, a damaged filter file, a refused \
+key); 2 bad usage; 3 `query --quiet` found a key certainly absent; 128 + N \
+after signal N.
+
 Examples:
   approxset design --items 100000000 --fp 0.01
   approxset experiment theory --plot theory.svg
@@ -47,7 +75,10 @@ Examples:
   approxset compare --items 1000000 --fp 0.01 --json
   approxset build --variant classic --input /usr/share/dict/words --output words.bin
   approxset query --filter words.bin apple zzyzx
-  approxset info --filter words.bin --json";
+  approxset query --filter words.bin --quiet apple && echo 'maybe present'
+  approxset add --filter words.bin pear plum
+  approxset info --filter words.bin --json"
+);
 
 /// The command line.
 #[derive(Debug, Parser)]
@@ -93,6 +124,10 @@ enum Command {
     /// What a saved filter is: variant, parameters, items, size, estimated FP.
     #[command(after_help = info::EXAMPLES)]
     Info(info::InfoArgs),
+
+    /// Add keys to a saved filter (any variant) and save it.
+    #[command(after_help = add::EXAMPLES)]
+    Add(add::AddArgs),
 
     /// Remove keys from a saved filter of a variant that can delete, and save it.
     #[command(after_help = remove::EXAMPLES)]
@@ -206,15 +241,19 @@ fn one_line(rendered: &str) -> String {
     line
 }
 
-fn run(cli: Cli) -> Result<(), CliError> {
+/// Runs the command; returns the exit code of a run that did not fail (0,
+/// or `query --quiet`'s answer).
+fn run(cli: Cli) -> Result<u8, CliError> {
+    let json = cli.json;
     match cli.command {
-        Command::Design(args) => design::run(&args, cli.json),
-        Command::Experiment(command) => experiment::run(&command, cli.json),
-        Command::Compare(args) => compare::run(&args, cli.json),
-        Command::Build(args) => build::run(&args, cli.json),
-        Command::Query(args) => query::run(&args, cli.json),
-        Command::Info(args) => info::run(&args, cli.json),
-        Command::Remove(args) => remove::run(&args, cli.json),
+        Command::Design(args) => design::run(&args, json).map(|()| 0),
+        Command::Experiment(command) => experiment::run(&command, json).map(|()| 0),
+        Command::Compare(args) => compare::run(&args, json).map(|()| 0),
+        Command::Build(args) => build::run(&args, json).map(|()| 0),
+        Command::Query(args) => query::run(&args, json),
+        Command::Info(args) => info::run(&args, json).map(|()| 0),
+        Command::Add(args) => add::run(&args, json).map(|()| 0),
+        Command::Remove(args) => remove::run(&args, json).map(|()| 0),
     }
 }
 
@@ -237,7 +276,7 @@ fn main() -> ExitCode {
         }
     };
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(error) => {
             if !matches!(error, CliError::BrokenPipe) {
                 eprintln!("error: {error}");

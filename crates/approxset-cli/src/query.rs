@@ -3,7 +3,12 @@
 //!
 //! Keys are the command-line arguments, or the lines of standard input when
 //! there is none, hashed as raw bytes like `build` hashes the lines of its
-//! input. Answers to keys typed at a terminal come as the keys do.
+//! input (the library's `contains("line")`). Answers to keys typed at a
+//! terminal come as the keys do.
+//!
+//! With `--quiet` nothing is printed and the exit code answers, as with
+//! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
+//! key is certainly absent; errors keep their codes 1 and 2.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -14,20 +19,33 @@ use serde::Serialize;
 use crate::answers::{Answers, key_string, word};
 use crate::{CliError, files, keys};
 
+/// The exit code of `query --quiet` when a key is certainly absent: not 1
+/// or 2, which stay the error codes.
+pub(crate) const EXIT_ABSENT: u8 = 3;
+
 /// Examples shown by `approxset query --help`.
-pub(crate) const EXAMPLES: &str = "\
+pub(crate) const EXAMPLES: &str = concat!(
+    crate::keys_note!(),
+    "
+
+Exit codes: 0 answered (with --quiet: every key may be present); 3 with \
+--quiet: a key is certainly absent; 1 failure (unreadable or damaged filter \
+file); 2 bad usage.
+
 Examples:
   approxset query --filter words.bin apple pear zzyzx
   approxset query --filter words.bin --json apple
   approxset query --filter words.bin < candidates.txt
-  approxset query --filter words.bin -- -leading-dash";
+  approxset query --filter words.bin -- -leading-dash
+  if approxset query --filter words.bin --quiet apple; then echo maybe; fi"
+);
 
 /// The options of `approxset query`.
 #[derive(Debug, Args)]
 pub(crate) struct QueryArgs {
     /// The filter file, written by `approxset build`. Read without a lock:
-    /// a concurrent `build` or `remove` replaces it whole, so the old file
-    /// or the new one is read, never a mix.
+    /// a concurrent `build`, `add` or `remove` replaces it whole, so the
+    /// old file or the new one is read, never a mix.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
@@ -38,6 +56,12 @@ pub(crate) struct QueryArgs {
 
     #[arg(long, help = keys::RAW_KEYS_HELP)]
     raw_keys: bool,
+
+    /// Print nothing; answer with the exit code, as `grep -q` does: 0 when
+    /// every key may be present, 3 when any key is certainly absent (1 and
+    /// 2 stay the error codes). Every key is read, from standard input too.
+    #[arg(short, long, conflicts_with = "json")]
+    quiet: bool,
 }
 
 /// One key's answer to `query`.
@@ -49,29 +73,37 @@ pub(crate) struct QueryRow {
     present: bool,
 }
 
-/// Runs `approxset query`. The exit code does not depend on the answers.
-pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<(), CliError> {
+/// Runs `approxset query`; returns the exit code. It does not depend on
+/// the answers but with `--quiet`: then 0 when every key may be present,
+/// [`EXIT_ABSENT`] when one is certainly absent.
+pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
     let (filter, _) = files::load_filter(&args.filter)?;
+    let how = keys::LineKeys::from_flag(args.raw_keys);
+    if args.quiet {
+        let mut all_present = true;
+        keys::for_each_key(&args.keys, how, |key| {
+            all_present &= filter.contains_bytes(key);
+            Ok(())
+        })?;
+        return Ok(if all_present { 0 } else { EXIT_ABSENT });
+    }
     let mut answers = Answers::new(args.keys.is_empty());
     let mut rows = Vec::new();
-    keys::for_each_key(
-        &args.keys,
-        keys::LineKeys::from_flag(args.raw_keys),
-        |key| {
-            let present = filter.contains_bytes(key);
-            if json {
-                rows.push(QueryRow {
-                    key: key_string(key),
-                    present,
-                });
-                Ok(())
-            } else {
-                answers.line(key, word(present, "present", "absent"))
-            }
-        },
-    )?;
+    keys::for_each_key(&args.keys, how, |key| {
+        let present = filter.contains_bytes(key);
+        if json {
+            rows.push(QueryRow {
+                key: key_string(key),
+                present,
+            });
+            Ok(())
+        } else {
+            answers.line(key, word(present, "present", "absent"))
+        }
+    })?;
     if json {
         answers.json(&rows)?;
     }
-    answers.finish()
+    answers.finish()?;
+    Ok(0)
 }

@@ -3,25 +3,29 @@
 //!
 //! Keys are the command-line arguments, or the lines of standard input when
 //! there is none, hashed as raw bytes like `build` hashes the lines of its
-//! input. The keys are read in full first; then, holding the filter file's
-//! lock (`files`), the filter is loaded, each key removed and the file
-//! rewritten whole.
+//! input (the library's `remove("line")`). The keys are read in full first;
+//! then, holding the filter file's lock, the filter is loaded, each key
+//! removed and the file rewritten whole (`rewrite::update`, as `add` does).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::Args;
-use serde::Serialize;
 
-use crate::answers::{Answers, key_string, word};
-use crate::{CliError, files, keys};
+use crate::answers::{self, Answer};
+use crate::rewrite::{self, Need};
+use crate::{CliError, keys};
 
 /// Examples shown by `approxset remove --help`.
-pub(crate) const EXAMPLES: &str = "\
+pub(crate) const EXAMPLES: &str = concat!(
+    crate::keys_note!(),
+    "
+
 Examples:
   approxset build --variant counting --input words.txt --output words.bin
   approxset remove --filter words.bin apple pear
-  approxset remove --filter words.bin --json < stale.txt";
+  approxset remove --filter words.bin --json < stale.txt"
+);
 
 /// The options of `approxset remove`.
 #[derive(Debug, Args)]
@@ -29,7 +33,7 @@ pub(crate) struct RemoveArgs {
     /// The filter file, of a variant that can delete (`approxset info`
     /// says); rewritten whole, or left alone on failure. Any other variant
     /// is an error (exit code 1) and the file is not touched. Concurrent
-    /// `remove` and `build` runs on one file take turns on its lock file
+    /// `remove`, `add` and `build` runs on one file take turns on its lock file
     /// `.FILTER.lock` (waiting, not failing), so none loses another's update.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
@@ -45,64 +49,34 @@ pub(crate) struct RemoveArgs {
     raw_keys: bool,
 }
 
-/// One key's answer to `remove`.
-#[derive(Debug, Serialize)]
-pub(crate) struct RemoveRow {
-    /// The key (lossy UTF-8).
-    key: String,
-    /// Whether one copy was removed (`false`: it was not in the filter).
-    removed: bool,
-}
+/// How `remove` answers: `removed`, or `absent` when the filter certainly
+/// did not hold the key (and nothing changed).
+const ANSWER: Answer = Answer {
+    field: "removed",
+    yes: "removed",
+    no: "absent",
+};
 
 /// Runs `approxset remove`: reads the keys, then, holding the filter
 /// file's lock, loads it, removes each key and rewrites the file when
-/// anything was removed; then reports. A filter of a variant that cannot
-/// delete is an error (exit code 1) and the file is left alone.
+/// anything was removed (`rewrite::update`); then reports. A filter of a
+/// variant that cannot delete is an error (exit code 1) and the file is
+/// left alone.
 pub(crate) fn run(args: &RemoveArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or unfit file, before waiting for keys.
-    files::check_deletable(&args.filter)?;
+    rewrite::check(&args.filter, Need::Delete)?;
     // The keys come first, so that the lock is not held while standard
     // input is typed or piped.
-    let mut keys: Vec<Vec<u8>> = Vec::new();
-    keys::for_each_key(
-        &args.keys,
-        keys::LineKeys::from_flag(args.raw_keys),
-        |key| {
-            keys.push(key.to_vec());
-            Ok(())
-        },
-    )?;
+    let keys = keys::collect(&args.keys, keys::LineKeys::from_flag(args.raw_keys))?;
     // Lock, load, remove, write, unlock: the file cannot change meanwhile.
-    let lock = files::lock(&args.filter, "filter")?;
-    let mut filter = files::load_deletable_filter(&args.filter)?;
-    let rows: Vec<(Vec<u8>, bool)> = keys
-        .into_iter()
-        .map(|key| {
-            let removed = filter.remove_bytes(&key);
-            (key, removed)
-        })
-        .collect();
-    if rows.iter().any(|&(_, removed)| removed) {
-        let bytes = filter.to_bytes().map_err(|e| {
-            CliError::failure(format!("cannot save '{}': {e}", args.filter.display()))
-        })?;
-        files::write_atomically(&args.filter, &bytes, "filter")?;
-    }
-    drop(lock);
-    let mut answers = Answers::new(false);
-    if json {
-        let rows: Vec<RemoveRow> = rows
-            .iter()
-            .map(|(key, removed)| RemoveRow {
-                key: key_string(key),
-                removed: *removed,
+    let rows = rewrite::update(&args.filter, rewrite::load_deletable, |filter| {
+        Ok(keys
+            .into_iter()
+            .map(|key| {
+                let removed = filter.remove_bytes(&key);
+                (key, removed)
             })
-            .collect();
-        answers.json(&rows)?;
-    } else {
-        for (key, removed) in &rows {
-            answers.line(key, word(*removed, "removed", "absent"))?;
-        }
-    }
-    answers.finish()
+            .collect::<Vec<_>>())
+    })?;
+    answers::report(&rows, ANSWER, json)
 }
