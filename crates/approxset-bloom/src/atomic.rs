@@ -45,7 +45,49 @@ pub struct AtomicBits {
     buf: Vec<AtomicU64>,
     offset: usize,
     len: u64,
-    shared_inserts: AtomicUsize,
+    shared_inserts: Stripes,
+}
+
+/// Stripes of a counter, each on its own cache line, so threads counting
+/// inserts do not bounce one line between cores.
+struct Stripes([Stripe; STRIPES]);
+
+/// One stripe of [`Stripes`].
+#[repr(align(64))]
+struct Stripe(AtomicUsize);
+
+const STRIPES: usize = 16;
+
+impl Stripes {
+    fn new(value: usize) -> Self {
+        let s = Stripes(std::array::from_fn(|_| Stripe(AtomicUsize::new(0))));
+        s.0[0].0.store(value, Ordering::Relaxed);
+        s
+    }
+
+    #[inline]
+    fn add_one(&self) {
+        thread_local! {
+            static STRIPE: usize = {
+                static NEXT: AtomicUsize = AtomicUsize::new(0);
+                NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES
+            };
+        }
+        let i = STRIPE.with(|s| *s);
+        self.0[i].0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn sum(&self) -> usize {
+        self.0
+            .iter()
+            .fold(0usize, |a, s| a.wrapping_add(s.0.load(Ordering::Relaxed)))
+    }
+
+    fn reset(&mut self) {
+        for s in &mut self.0 {
+            *s.0.get_mut() = 0;
+        }
+    }
 }
 
 impl AtomicBits {
@@ -72,7 +114,7 @@ impl AtomicBits {
             buf,
             offset,
             len,
-            shared_inserts: AtomicUsize::new(0),
+            shared_inserts: Stripes::new(0),
         })
     }
 
@@ -81,11 +123,27 @@ impl AtomicBits {
         &self.buf[self.offset..]
     }
 
-    /// Sets bit `index` through `&self`; whether it was clear.
+    /// Sets the bits at `positions`, all in one 512-bit block, through
+    /// `&self`: one mask per word of the block, and an atomic `fetch_or` only
+    /// for words that miss a bit. Whether any bit was clear.
     #[inline]
-    fn set_shared(&self, index: u64) -> bool {
-        let mask = 1u64 << (index & 63);
-        self.words()[(index >> 6) as usize].fetch_or(mask, Ordering::Relaxed) & mask == 0
+    fn set_block(&self, positions: impl Iterator<Item = u64>) -> bool {
+        let mut masks = [0u64; 8];
+        let mut first = None;
+        for pos in positions {
+            let word = (pos >> 6) as usize;
+            let base = *first.get_or_insert(word & !7);
+            masks[word - base] |= 1 << (pos & 63);
+        }
+        let Some(base) = first else { return false };
+        let block = &self.words()[base..base + 8];
+        let mut changed = false;
+        for (word, mask) in block.iter().zip(masks) {
+            if mask != 0 && word.load(Ordering::Relaxed) & mask != mask {
+                changed |= word.fetch_or(mask, Ordering::Relaxed) & mask != mask;
+            }
+        }
+        changed
     }
 
     fn load_words(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
@@ -97,7 +155,7 @@ impl Clone for AtomicBits {
     fn clone(&self) -> Self {
         let mut copy =
             AtomicBits::from_words(self.load_words(), self.len).expect("as large as the original");
-        copy.shared_inserts = AtomicUsize::new(self.shared_inserts.load(Ordering::Relaxed));
+        copy.shared_inserts = Stripes::new(self.shared_inserts.sum());
         copy
     }
 }
@@ -134,7 +192,7 @@ impl Cells<Blocked> for AtomicBits {
             buf,
             offset,
             len,
-            shared_inserts: AtomicUsize::new(0),
+            shared_inserts: Stripes::new(0),
         })
     }
     fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
@@ -173,13 +231,13 @@ impl Cells<Blocked> for AtomicBits {
         for w in &mut self.buf {
             *w.get_mut() = 0;
         }
-        *self.shared_inserts.get_mut() = 0;
+        self.shared_inserts.reset();
     }
     fn describe(&self) -> Vec<(&'static str, Value)> {
         vec![("ones", self.nonzero().into())]
     }
     fn shared_len(&self) -> usize {
-        self.shared_inserts.load(Ordering::Relaxed)
+        self.shared_inserts.sum()
     }
 }
 
@@ -202,11 +260,8 @@ impl Bloom<Blocked, AtomicBits> {
     /// Inserts a precomputed digest through `&self`.
     #[inline]
     pub fn insert_digest_shared(&self, digest: Digest) -> bool {
-        let mut changed = false;
-        for pos in self.positions(digest) {
-            changed |= self.cells().set_shared(pos);
-        }
-        self.cells().shared_inserts.fetch_add(1, Ordering::Relaxed);
+        let changed = self.cells().set_block(self.positions(digest));
+        self.cells().shared_inserts.add_one();
         changed
     }
 
