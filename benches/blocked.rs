@@ -34,28 +34,30 @@ fn digests(c: &mut Criterion, keys: &Keys) {
     }
     let misses: Vec<Digest> = keys.others.iter().map(|k| blocked.digest(k)).collect();
     let mut i = 0usize;
-    group.bench_function(BenchmarkId::new("contains-digest-miss", "approxset-blocked"), |b| {
-        b.iter(|| {
-            i = (i + 1) % n;
-            black_box(blocked.contains_digest(black_box(misses[i])))
-        })
-    });
+    group.bench_function(
+        BenchmarkId::new("contains-digest-miss", "approxset-blocked"),
+        |b| {
+            b.iter(|| {
+                i = (i + 1) % n;
+                black_box(blocked.contains_digest(black_box(misses[i])))
+            })
+        },
+    );
     let misses: Vec<Digest> = keys.others.iter().map(|k| classic.digest(k)).collect();
-    group.bench_function(BenchmarkId::new("contains-digest-miss", "approxset-classic"), |b| {
-        b.iter(|| {
-            i = (i + 1) % n;
-            black_box(classic.contains_digest(black_box(misses[i])))
-        })
-    });
+    group.bench_function(
+        BenchmarkId::new("contains-digest-miss", "approxset-classic"),
+        |b| {
+            b.iter(|| {
+                i = (i + 1) % n;
+                black_box(classic.contains_digest(black_box(misses[i])))
+            })
+        },
+    );
     // The reference: one random 8-byte read over as many bytes as the
     // blocked filter holds.
     let words = blocked.memory_bytes() / 8;
     let array: Vec<u64> = (0..words as u64).collect();
-    let index: Vec<usize> = keys
-        .others
-        .iter()
-        .map(|k| (*k as usize) % words)
-        .collect();
+    let index: Vec<usize> = keys.others.iter().map(|k| (*k as usize) % words).collect();
     group.bench_function(BenchmarkId::new("random-read", "array"), |b| {
         b.iter(|| {
             i = (i + 1) % n;
@@ -65,62 +67,64 @@ fn digests(c: &mut Criterion, keys: &Keys) {
     group.finish();
 }
 
-/// Inserting every member from `threads` threads, each its share.
+/// Inserting every member from `threads` threads, each its share, into a
+/// fresh filter made by `make`, with `insert`.
+fn insert_all<F: Sync>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    keys: &Keys,
+    threads: usize,
+    make: impl Fn() -> F,
+    insert: impl Fn(&F, &u64) + Sync,
+) {
+    let share = keys.members.len().div_ceil(threads);
+    let id = BenchmarkId::new(format!("insert-all-{threads}-threads"), name);
+    group.bench_function(id, |b| {
+        b.iter_with_setup(&make, |f| {
+            std::thread::scope(|s| {
+                for part in keys.members.chunks(share) {
+                    let (f, insert) = (&f, &insert);
+                    s.spawn(move || part.iter().for_each(|k| insert(f, k)));
+                }
+            });
+            f
+        })
+    });
+}
+
+/// Our atomic filter and fastbloom's, with 1 and 2 threads.
 fn threaded_inserts(c: &mut Criterion, keys: &Keys) {
     let n = keys.members.len();
     let mut group = c.benchmark_group(format!("n={n}"));
     group.sample_size(10);
     for threads in [1usize, 2] {
-        let share = n.div_ceil(threads);
-        group.bench_function(
-            BenchmarkId::new(format!("insert-all-{threads}-threads"), "approxset-atomic"),
-            |b| {
-                b.iter_with_setup(
-                    || {
-                        approxset::AtomicBloomFilter::with_fp_rate(FP)
-                            .seed(1)
-                            .expected_items(n)
-                            .unwrap()
-                    },
-                    |f| {
-                        std::thread::scope(|s| {
-                            for part in keys.members.chunks(share) {
-                                let f = &f;
-                                s.spawn(move || {
-                                    for k in part {
-                                        f.insert_shared(k);
-                                    }
-                                });
-                            }
-                        });
-                        f
-                    },
-                )
+        insert_all(
+            &mut group,
+            "approxset-atomic",
+            keys,
+            threads,
+            || {
+                approxset::AtomicBloomFilter::with_fp_rate(FP)
+                    .seed(1)
+                    .expected_items(n)
+                    .unwrap()
+            },
+            |f, k| {
+                f.insert_shared(k);
             },
         );
-        group.bench_function(
-            BenchmarkId::new(format!("insert-all-{threads}-threads"), "fastbloom-atomic"),
-            |b| {
-                b.iter_with_setup(
-                    || {
-                        fastbloom::AtomicBloomFilter::with_false_pos(FP)
-                            .seed(&1)
-                            .expected_items(n)
-                    },
-                    |f| {
-                        std::thread::scope(|s| {
-                            for part in keys.members.chunks(share) {
-                                let f = &f;
-                                s.spawn(move || {
-                                    for k in part {
-                                        f.insert(k);
-                                    }
-                                });
-                            }
-                        });
-                        f
-                    },
-                )
+        insert_all(
+            &mut group,
+            "fastbloom-atomic",
+            keys,
+            threads,
+            || {
+                fastbloom::AtomicBloomFilter::with_false_pos(FP)
+                    .seed(&1)
+                    .expected_items(n)
+            },
+            |f, k| {
+                f.insert(k);
             },
         );
     }
@@ -130,7 +134,11 @@ fn threaded_inserts(c: &mut Criterion, keys: &Keys) {
 fn bench(c: &mut Criterion) {
     for n in [1_000_000usize, 10_000_000] {
         let keys = common::keys(n);
-        for (name, run) in [("approxset-blocked", 0), ("approxset-classic", 1), ("fastbloom", 2)] {
+        for (name, run) in [
+            ("approxset-blocked", 0),
+            ("approxset-classic", 1),
+            ("fastbloom", 2),
+        ] {
             let mut group = c.benchmark_group(format!("n={n}"));
             group.sample_size(30);
             match run {

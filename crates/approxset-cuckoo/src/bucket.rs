@@ -5,13 +5,13 @@
 use approxset_core::Digest;
 use approxset_core::hash::reduce;
 
-use crate::table::Lanes;
+use crate::table::Width;
 
 /// The fingerprint (1 ..= 2^f − 1) of a digest: multiply-shift of `h2` into
 /// 2^f − 1 values, plus one, so 0 stays free to mark an empty slot.
 #[inline(always)]
-pub(crate) fn fingerprint<const F: u32>(digest: Digest) -> u64 {
-    reduce(digest.h2(), Lanes::<F>::LANE) + 1
+pub(crate) fn fingerprint<W: Width>(digest: Digest) -> u64 {
+    reduce(digest.h2(), W::LANE) + 1
 }
 
 /// The bucket offset `H(fp)` that the alternate bucket is derived from: an
@@ -44,8 +44,8 @@ pub(crate) fn alternate(i: usize, fp: u64, buckets: usize) -> usize {
 /// The fingerprint and the two buckets of a digest in a table of `buckets`
 /// buckets.
 #[inline(always)]
-pub(crate) fn locate<const F: u32>(digest: Digest, buckets: usize) -> (u64, usize, usize) {
-    let fp = fingerprint::<F>(digest);
+pub(crate) fn locate<W: Width>(digest: Digest, buckets: usize) -> (u64, usize, usize) {
+    let fp = fingerprint::<W>(digest);
     let i1 = reduce(digest.h1(), buckets as u64) as usize;
     (fp, i1, alternate(i1, fp, buckets))
 }
@@ -107,36 +107,47 @@ mod tests {
         assert_eq!(seen, vec![1, 3, 5, 7, 9, 11, 13, 15]);
     }
 
-    fn fingerprints_in_range<const F: u32>() {
-        let max = (1u64 << F) - 1;
+    fn fingerprints_in_range<W: Width>(coverage: bool) {
+        let f = W::BITS;
+        let max = (1u64 << f) - 1;
+        assert_eq!(W::LANE, max);
         for h2 in [0, 1, u64::MAX, u64::MAX - 1, 1 << 63] {
-            let fp = fingerprint::<F>(Digest::new(0, h2));
-            assert!((1..=max).contains(&fp), "F = {F}: {fp}");
+            let fp = fingerprint::<W>(Digest::new(0, h2));
+            assert!((1..=max).contains(&fp), "F = {f}: {fp}");
         }
-        assert_eq!(fingerprint::<F>(Digest::new(0, 0)), 1);
-        assert_eq!(fingerprint::<F>(Digest::new(0, u64::MAX)), max);
+        assert_eq!(fingerprint::<W>(Digest::new(0, 0)), 1);
+        assert_eq!(fingerprint::<W>(Digest::new(0, u64::MAX)), max);
+        for i in 0..10_000 {
+            let fp = fingerprint::<W>(Digest::new(0, splitmix(i)));
+            assert!((1..=max).contains(&fp), "F = {f}: {fp}");
+        }
+        if !coverage {
+            return;
+        }
         // Every value 1..=2^F − 1 is reached, about equally often.
         let mut counts = vec![0u32; (max + 1) as usize];
         let draws = 64 * (max + 1);
         for i in 0..draws {
-            counts[fingerprint::<F>(Digest::new(0, splitmix(i))) as usize] += 1;
+            counts[fingerprint::<W>(Digest::new(0, splitmix(i))) as usize] += 1;
         }
-        assert_eq!(counts[0], 0, "F = {F}: fingerprint 0");
+        assert_eq!(counts[0], 0, "F = {f}: fingerprint 0");
         // Each count is about Poisson(64): P(count < 8) < 1e-17 and
-        // P(count > 128) < 1e-11, so over 65,535 values a false alarm has
-        // probability below 1e-6.
+        // P(count > 128) < 1e-11, so over the fewer than 80,000 values of
+        // the widths checked a false alarm has probability below 1e-6.
         for (fp, &c) in counts.iter().enumerate().skip(1) {
             assert!(
                 (8..=128).contains(&c),
-                "F = {F}: fingerprint {fp} drawn {c} times"
+                "F = {f}: fingerprint {fp} drawn {c} times"
             );
         }
     }
 
     #[test]
     fn fingerprints_are_never_zero_and_cover_the_range() {
-        fingerprints_in_range::<8>();
-        fingerprints_in_range::<12>();
-        fingerprints_in_range::<16>();
+        use crate::table::{MAX_BITS, MIN_BITS, with_width};
+        for bits in MIN_BITS..=MAX_BITS {
+            let coverage = [4, 7, 8, 10, 12, 13, 16].contains(&bits);
+            with_width!(bits, W => fingerprints_in_range::<W>(coverage));
+        }
     }
 }

@@ -9,17 +9,14 @@ use approxset_core::{Digest, Error, HashKey, Result, Value};
 use crate::bucket;
 use crate::kick::{Victim, Xorshift};
 use crate::sizing::fp_rate_at;
-use crate::table::{Lanes, SLOTS, Table};
+use crate::table::{SLOTS, Table, Width, with_width};
 
-/// Runs `$method::<F>($args)` for the table's fingerprint width `F`: the
-/// hot paths are monomorphised per width, picked by one predictable branch.
+/// Runs `$method::<W>($args)` for the [`Width`] `W` of the table's
+/// fingerprints: the hot paths are monomorphised per width (4 to 32 bits),
+/// picked by one predictable branch.
 macro_rules! by_width {
     ($self:ident . $method:ident ( $($arg:expr),* )) => {
-        match $self.table.bits() {
-            8 => $self.$method::<8>($($arg),*),
-            12 => $self.$method::<12>($($arg),*),
-            _ => $self.$method::<16>($($arg),*),
-        }
+        with_width!($self.table.bits(), W => $self.$method::<W>($($arg),*))
     };
 }
 
@@ -231,8 +228,8 @@ impl CuckooFilter {
 
     /// The fingerprint and the two buckets of a digest.
     #[inline(always)]
-    fn locate<const F: u32>(&self, digest: Digest) -> (u64, usize, usize) {
-        bucket::locate::<F>(digest, self.table.buckets())
+    fn locate<W: Width>(&self, digest: Digest) -> (u64, usize, usize) {
+        bucket::locate::<W>(digest, self.table.buckets())
     }
 
     /// Whether the stash holds `fp` for buckets `i1`/`i2`.
@@ -243,26 +240,25 @@ impl CuckooFilter {
     }
 
     #[inline(always)]
-    fn contains_impl<const F: u32>(&self, digest: Digest) -> bool {
-        let (fp, i1, i2) = self.locate::<F>(digest);
+    fn contains_impl<W: Width>(&self, digest: Digest) -> bool {
+        let (fp, i1, i2) = self.locate::<W>(digest);
         // Both buckets are read before either is tested, so their cache
         // misses overlap.
-        let b1 = self.table.bucket::<F>(i1);
-        let b2 = self.table.bucket::<F>(i2);
-        (Lanes::<F>::matching(b1, fp) | Lanes::<F>::matching(b2, fp)) != 0
-            || self.stash_holds(fp, i1, i2)
+        let b1 = self.table.bucket::<W>(i1);
+        let b2 = self.table.bucket::<W>(i2);
+        (W::matching(b1, fp) | W::matching(b2, fp)) != W::ZERO || self.stash_holds(fp, i1, i2)
     }
 
     #[inline(always)]
-    fn insert_impl<const F: u32>(&mut self, digest: Digest) -> Result<bool> {
-        let (fp, i1, i2) = self.locate::<F>(digest);
-        let b1 = self.table.bucket::<F>(i1);
-        let b2 = self.table.bucket::<F>(i2);
-        let m1 = Lanes::<F>::matching(b1, fp);
+    fn insert_impl<W: Width>(&mut self, digest: Digest) -> Result<bool> {
+        let (fp, i1, i2) = self.locate::<W>(digest);
+        let b1 = self.table.bucket::<W>(i1);
+        let b2 = self.table.bucket::<W>(i2);
+        let m1 = W::matching(b1, fp);
         debug_assert_ne!(i1, i2);
-        let m2 = Lanes::<F>::matching(b2, fp);
+        let m2 = W::matching(b2, fp);
         let held = self.stash_holds(fp, i1, i2);
-        let copies = (m1.count_ones() + m2.count_ones()) as usize + usize::from(held);
+        let copies = (W::count(m1) + W::count(m2)) as usize + usize::from(held);
         if copies >= 2 * SLOTS {
             return Err(Error::TooManyCopies { limit: 2 * SLOTS });
         }
@@ -270,23 +266,22 @@ impl CuckooFilter {
             return Err(Error::Full { items: self.len });
         }
         let fresh = copies == 0;
-        if !self.table.put_free::<F>(i1, b1, fp) && !self.table.put_free::<F>(i2, b2, fp) {
-            self.displace::<F>(fp, i1, i2);
+        if !self.table.put_free::<W>(i1, b1, fp) && !self.table.put_free::<W>(i2, b2, fp) {
+            self.displace::<W>(fp, i1, i2);
         }
         self.len += 1;
         Ok(fresh)
     }
 
     #[inline(always)]
-    fn remove_impl<const F: u32>(&mut self, digest: Digest) -> bool {
-        let (fp, i1, i2) = self.locate::<F>(digest);
+    fn remove_impl<W: Width>(&mut self, digest: Digest) -> bool {
+        let (fp, i1, i2) = self.locate::<W>(digest);
         let mut removed = false;
         for i in [i1, i2] {
-            let b = self.table.bucket::<F>(i);
-            let m = Lanes::<F>::matching(b, fp);
-            if m != 0 {
-                self.table
-                    .set_bucket::<F>(i, Lanes::<F>::with(b, Lanes::<F>::first(m), 0));
+            let b = self.table.bucket::<W>(i);
+            let m = W::matching(b, fp);
+            if m != W::ZERO {
+                self.table.set_bucket::<W>(i, W::with(b, W::first(m), 0));
                 removed = true;
                 break;
             }
@@ -296,7 +291,7 @@ impl CuckooFilter {
             // A slot is free now: try to move the stashed victim back, so
             // that inserts work again.
             if let Some(v) = self.victim.take() {
-                self.place::<F>(v.fp, v.bucket);
+                self.place::<W>(v.fp, v.bucket);
             }
             true
         } else if self.stash_holds(fp, i1, i2) {

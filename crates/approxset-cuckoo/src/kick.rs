@@ -7,7 +7,7 @@ use approxset_core::hash::splitmix64;
 
 use crate::CuckooFilter;
 use crate::bucket::alternate;
-use crate::table::{Lanes, SLOTS};
+use crate::table::{SLOTS, Width};
 
 /// Most kicks (displacements) one insertion makes before it gives up and
 /// stashes the fingerprint it holds, as in the reference implementation.
@@ -59,29 +59,25 @@ impl CuckooFilter {
     /// by one round of parallel ones.
     #[cold]
     #[inline(never)]
-    pub(crate) fn displace<const F: u32>(&mut self, fp: u64, i1: usize, i2: usize) {
+    pub(crate) fn displace<W: Width>(&mut self, fp: u64, i1: usize, i2: usize) {
         let buckets = self.table.buckets();
-        let (b1, b2) = (self.table.bucket::<F>(i1), self.table.bucket::<F>(i2));
+        let (b1, b2) = (self.table.bucket::<W>(i1), self.table.bucket::<W>(i2));
         let mut targets = [0usize; 2 * SLOTS];
         for lane in 0..SLOTS as u32 {
-            targets[lane as usize] = alternate(i1, Lanes::<F>::get(b1, lane), buckets);
-            targets[SLOTS + lane as usize] = alternate(i2, Lanes::<F>::get(b2, lane), buckets);
+            targets[lane as usize] = alternate(i1, W::get(b1, lane), buckets);
+            targets[SLOTS + lane as usize] = alternate(i2, W::get(b2, lane), buckets);
         }
-        let contents = targets.map(|t| self.table.bucket::<F>(t));
+        let contents = targets.map(|t| self.table.bucket::<W>(t));
         for (k, (&target, &content)) in targets.iter().zip(&contents).enumerate() {
             let (from, b) = if k < SLOTS { (i1, b1) } else { (i2, b2) };
             let lane = (k % SLOTS) as u32;
-            if self
-                .table
-                .put_free::<F>(target, content, Lanes::<F>::get(b, lane))
-            {
-                self.table
-                    .set_bucket::<F>(from, Lanes::<F>::with(b, lane, fp));
+            if self.table.put_free::<W>(target, content, W::get(b, lane)) {
+                self.table.set_bucket::<W>(from, W::with(b, lane, fp));
                 return;
             }
         }
         let start = if self.rng.next() >> 63 == 0 { i1 } else { i2 };
-        self.kick::<F>(fp, start);
+        self.kick::<W>(fp, start);
     }
 
     /// Places `fp`, whose buckets are full, starting by kicking a random
@@ -89,19 +85,18 @@ impl CuckooFilter {
     /// fingerprint left over goes to the stash, which must be free.
     #[cold]
     #[inline(never)]
-    fn kick<const F: u32>(&mut self, mut fp: u64, mut bucket: usize) {
+    fn kick<W: Width>(&mut self, mut fp: u64, mut bucket: usize) {
         debug_assert!(self.victim.is_none());
         let buckets = self.table.buckets();
         for _ in 0..MAX_KICKS {
             let lane = (self.rng.next() >> 62) as u32;
-            let b = self.table.bucket::<F>(bucket);
-            let out = Lanes::<F>::get(b, lane);
-            self.table
-                .set_bucket::<F>(bucket, Lanes::<F>::with(b, lane, fp));
+            let b = self.table.bucket::<W>(bucket);
+            let out = W::get(b, lane);
+            self.table.set_bucket::<W>(bucket, W::with(b, lane, fp));
             fp = out;
             bucket = alternate(bucket, fp, buckets);
-            let b = self.table.bucket::<F>(bucket);
-            if self.table.put_free::<F>(bucket, b, fp) {
+            let b = self.table.bucket::<W>(bucket);
+            if self.table.put_free::<W>(bucket, b, fp) {
                 return;
             }
         }
@@ -110,14 +105,14 @@ impl CuckooFilter {
 
     /// Places `fp` (known to belong to `bucket` and its alternate) into a
     /// free slot of either bucket or by kicking; the stash must be free.
-    pub(crate) fn place<const F: u32>(&mut self, fp: u64, bucket: usize) {
+    pub(crate) fn place<W: Width>(&mut self, fp: u64, bucket: usize) {
         let other = alternate(bucket, fp, self.table.buckets());
         for i in [bucket, other] {
-            let b = self.table.bucket::<F>(i);
-            if self.table.put_free::<F>(i, b, fp) {
+            let b = self.table.bucket::<W>(i);
+            if self.table.put_free::<W>(i, b, fp) {
                 return;
             }
         }
-        self.displace::<F>(fp, bucket, other);
+        self.displace::<W>(fp, bucket, other);
     }
 }
