@@ -34,13 +34,14 @@ mod load;
 mod variant;
 
 pub use approxset_bloom::{
-    AtomicBloomFilter, Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter,
-    ScalableBloomFilter, ScalableBuilder, builder, cells,
+    AtomicBloomFilter, Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic,
+    CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter, ScalableBloomFilter,
+    ScalableBuilder, builder, cells,
 };
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, BuildOptions, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable,
-    DeletableExt, Digest, Error, HashKey, Hashed,
-    Key, KeySink, Result, Value, format, hash, sizing,
+    DeletableExt, Digest, Error, HashKey, Hashed, Key, KeySink, Result, Value, format, hash,
+    sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
 pub use load::{

@@ -554,6 +554,9 @@ fn atomic_filter_through_approx_set() {
     let fp = (0..queries)
         .filter(|i| atomic.contains_bytes(format!("query-{i}").as_bytes()))
         .count() as u64;
-    assert!((fp as f64) <= binomial_upper(queries, p, Z_ONE_SIDED_1E6), "{fp}");
+    assert!(
+        (fp as f64) <= binomial_upper(queries, p, Z_ONE_SIDED_1E6),
+        "{fp}"
+    );
     assert_eq!(atomic.to_bytes(), blocked.to_bytes());
 }
