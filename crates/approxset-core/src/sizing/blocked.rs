@@ -68,7 +68,7 @@ fn ln_factorial(n: f64) -> f64 {
 /// optimum (which is lower than the classic filter's).
 ///
 /// # Errors
-/// As [`classic_params`].
+/// As [`classic_params`](super::classic_params).
 pub fn blocked_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
     validate_items(items)?;
     validate_fp_rate(fp_rate)?;
