@@ -6,7 +6,7 @@
 //!
 //! The subjects: approxset's cuckoo filter with 8-bit fingerprints (target
 //! 3 %, what 8 bits reach at its 94 % load), and sized automatically for 1 %
-//! (12-bit); `cuckoofilter::CuckooFilter::with_capacity(n)` (8-bit, std's
+//! (10-bit); `cuckoofilter::CuckooFilter::with_capacity(n)` (8-bit, std's
 //! `DefaultHasher`, 2^⌈log₂ n⌉ slots); probabilistic-collections'
 //! `CuckooFilter::from_entries_per_index(n, 0.01, 4)` (11-bit, 2^⌈log₂ n⌉
 //! slots, an unbounded overflow list); approxset's classic Bloom filter at

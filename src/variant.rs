@@ -37,9 +37,10 @@ pub enum Variant {
     /// The counting Bloom filter with 4-bit counters, [`CountingBloomFilter`];
     /// deletes.
     Counting,
-    /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter): fingerprints
-    /// in buckets of four; deletes; bounded room (an insert into a full
-    /// filter is `Err(Error::Full)`); rates down to 1.22·10⁻⁴.
+    /// The cuckoo filter, [`CuckooFilter`](crate::CuckooFilter): 4 to 32-bit
+    /// fingerprints (the narrowest that meets the rate, so rates down to
+    /// about 1.9·10⁻⁹) in buckets of four; deletes; bounded room (an insert
+    /// into a full filter is `Err(Error::Full)`).
     Cuckoo,
     /// The scalable Bloom filter, [`ScalableBloomFilter`]: `expected_items`
     /// is its initial capacity, and it grows past it without exceeding

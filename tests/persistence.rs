@@ -253,9 +253,11 @@ fn specific_errors_behind_a_valid_checksum() {
     let buckets = u64::from_le_bytes(cuckoo[p + 8..p + 16].try_into().unwrap());
     let odd = patched(&cuckoo, p + 8, &(buckets - 1).to_le_bytes());
     assert!(matches!(approxset::load(&odd), Err(Error::Corrupt { .. })));
-    let width = patched(&cuckoo, p, &9u32.to_le_bytes());
-    let err = approxset::load(&width).unwrap_err();
-    assert!(err.to_string().contains("not 8, 12 or 16"), "{err}");
+    for bits in [0u32, 3, 33] {
+        let width = patched(&cuckoo, p, &bits.to_le_bytes());
+        let err = approxset::load(&width).unwrap_err();
+        assert!(err.to_string().contains("outside 4..=32"), "{err}");
+    }
 
     // A classic file is not a counting filter.
     assert_eq!(

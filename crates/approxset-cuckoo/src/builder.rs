@@ -5,7 +5,7 @@ use approxset_core::{BuildOptions, Result};
 
 use crate::CuckooFilter;
 use crate::kick::Xorshift;
-use crate::sizing::checked_bits;
+use crate::sizing::checked_plan;
 use crate::table::Table;
 
 /// A builder of [`CuckooFilter`]s, after fastbloom: started by
@@ -15,7 +15,7 @@ use crate::table::Table;
 /// ```
 /// use approxset_cuckoo::CuckooFilter;
 /// let a = CuckooFilter::with_fp_rate(0.001).seed(42).expected_items(10_000)?;
-/// assert_eq!(a.fingerprint_bits(), 16);
+/// assert_eq!(a.fingerprint_bits(), 13);
 /// let b = CuckooFilter::with_fp_rate(0.03)
 ///     .fingerprint_bits(8)
 ///     .max_bytes(1 << 20)
@@ -35,8 +35,9 @@ impl CuckooBuilder {
     // A seeded key also makes the kicks reproducible.
     approxset_core::build_options_setters!();
 
-    /// Use fingerprints of `bits` bits (8, 12 or 16) instead of the smallest
-    /// width that reaches the target rate. Checked when the filter is built.
+    /// Use fingerprints of `bits` bits (any of 4 to 32) instead of the
+    /// smallest width that reaches the target rate. Checked when the filter
+    /// is built: the width must reach the target at the planned load.
     pub fn fingerprint_bits(mut self, bits: u32) -> Self {
         self.fingerprint_bits = Some(bits);
         self
@@ -45,27 +46,28 @@ impl CuckooBuilder {
     /// Builds a filter that holds `expected_items` items at a false-positive
     /// rate of at most the target: the smallest fingerprint width that
     /// reaches it (unless set with [`fingerprint_bits`](Self::fingerprint_bits)),
-    /// and an even bucket count sized for a load of at most 94 %. The sizing
-    /// rules and their reasons are in `docs/design.md`, "Cuckoo filter".
+    /// and an even bucket count sized for a load of at most 94 % (90 % for
+    /// 4-bit fingerprints). The sizing rules and their reasons are in
+    /// `docs/design.md`, "Cuckoo filter".
     ///
     /// # Errors
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming
     /// `fp_rate` when the rate is outside (0, 1) or below
-    /// [`MIN_FP_RATE`](crate::MIN_FP_RATE) (2b/2¹⁶ ≈ 1.22·10⁻⁴, what 16-bit
-    /// fingerprints reach), `expected_items` when it is 0, and
-    /// `fingerprint_bits` when the width is not 8, 12 or 16 or gives a rate
-    /// above the target at `expected_items` items;
+    /// [`MIN_FP_RATE`](crate::MIN_FP_RATE) (2b/2³² ≈ 1.86·10⁻⁹, what 32-bit
+    /// fingerprints reach; a filter of 9 items needs 9/(2³² − 1)),
+    /// `expected_items` when it is 0, and `fingerprint_bits` when the width
+    /// is outside 4..=32 or gives a rate above the target at
+    /// `expected_items` items;
     /// [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
     pub fn expected_items(self, expected_items: usize) -> Result<CuckooFilter> {
         let p = self.fp_rate;
-        let plan = CuckooFilter::plan(expected_items, p)?;
-        let buckets = plan.buckets();
-        let bits = match self.fingerprint_bits {
-            None => plan.fingerprint_bits(),
-            Some(f) => checked_bits(f, plan.load(), p)?,
+        let plan = match self.fingerprint_bits {
+            None => CuckooFilter::plan(expected_items, p)?,
+            Some(bits) => checked_plan(expected_items, p, bits)?,
         };
+        let (buckets, bits) = (plan.buckets(), plan.fingerprint_bits());
         // Checked before the conversion, so a count past the address space
         // is `TooLarge` rather than a wrapped bucket count.
         let max_bytes = self.options.max_bytes_limit();

@@ -23,21 +23,24 @@ macro_rules! by_width {
 /// A cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher, 2014): an
 /// approximate set that can also **remove** items.
 ///
-/// Each item is stored as an `f`-bit fingerprint (8, 12 or 16 bits) in one
-/// of two buckets of four slots, chosen by partial-key cuckoo hashing; a
+/// Each item is stored as an `f`-bit fingerprint (any `f` from 4 to 32) in
+/// one of two buckets of four slots, chosen by partial-key cuckoo hashing; a
 /// lookup reads those two buckets. Sized for `n` items at rate `p`, it takes
-/// `f / 0.94` bits per item (for `n` past a few thousand) with
-/// `f ≥ log₂(2b/p)` rounded up to 8, 12 or 16:
+/// `f / 0.94` bits per item (for `n` past a few thousand), with `f` the
+/// smallest width whose rate at that load, about 2b·0.94/2^f, is at most
+/// `p`: one bit more per halving of `p`, about `log₂(7.52/p)` rounded up.
 ///
 /// | target `p` | `f` | bits per item | rate at capacity |
 /// |---|---|---|---|
-/// | ≥ 3.13 % | 8 | 8.5 | 2.9 % |
-/// | 0.195 % … 3.13 % | 12 | 12.8 | 0.18 % |
-/// | 0.0122 % … 0.195 % | 16 | 17.0 | 0.0115 % |
+/// | 10 % | 7 | 7.45 | 5.8 % |
+/// | 1 % | 10 | 10.6 | 0.73 % |
+/// | 0.1 % | 13 | 13.8 | 0.092 % |
+/// | 0.01 % | 17 | 18.1 | 0.0057 % |
+/// | 10⁻⁶ | 23 | 24.5 | 9.0·10⁻⁷ |
 ///
 /// Set explicitly, a width is accepted whenever its rate at capacity meets
-/// the target (8 bits down to 2.9 %). Rates below 0.0122 % are refused; a
-/// Bloom filter serves them better.
+/// the target. Rates below [`MIN_FP_RATE`](crate::MIN_FP_RATE) ≈
+/// 1.86·10⁻⁹, what 32-bit fingerprints reach, are refused.
 ///
 /// ```
 /// use approxset_cuckoo::CuckooFilter;
@@ -49,7 +52,7 @@ macro_rules! by_width {
 /// assert!((0..1000u32).all(|i| filter.contains(&i)));
 /// assert!(filter.remove(&5u32));
 /// assert_eq!(filter.len(), 999);
-/// assert_eq!(filter.fingerprint_bits(), 12);
+/// assert_eq!(filter.fingerprint_bits(), 10);
 /// # Ok::<(), approxset_cuckoo::Error>(())
 /// ```
 ///
@@ -176,7 +179,7 @@ impl CuckooFilter {
         ]
     }
 
-    /// Fingerprint width `f` in bits: 8, 12 or 16.
+    /// Fingerprint width `f` in bits, 4 to 32.
     pub fn fingerprint_bits(&self) -> u32 {
         self.table.bits()
     }

@@ -2,8 +2,8 @@
 //! Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter: Practically
 //! Better Than Bloom" (CoNEXT 2014).
 //!
-//! [`CuckooFilter`] stores an 8-, 12- or 16-bit fingerprint of each item in
-//! one of two buckets of four slots. Unlike a Bloom filter it can
+//! [`CuckooFilter`] stores a fingerprint of each item, of 4 to 32 bits as
+//! the target rate needs, in one of two buckets of four slots. Unlike a Bloom filter it can
 //! [`remove`](CuckooFilter::remove) items and it has bounded room: when it is
 //! full, [`insert`](CuckooFilter::insert) returns [`Error::Full`] and every
 //! item stored before is still found.

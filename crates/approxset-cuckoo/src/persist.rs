@@ -6,7 +6,7 @@ use approxset_core::{Error, Result};
 
 use crate::CuckooFilter;
 use crate::kick::{Victim, Xorshift};
-use crate::table::{Table, WIDTHS};
+use crate::table::{MAX_BITS, MIN_BITS, Table, supported};
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl CuckooFilter {
@@ -34,7 +34,7 @@ impl CuckooFilter {
     /// # Errors
     /// The envelope errors of `approxset_core::format::Reader::open`,
     /// [`Error::WrongVariant`], and [`Error::Corrupt`] for inconsistent
-    /// parameters (a width other than 8/12/16, an odd or tiny bucket count,
+    /// parameters (a width outside 4..=32, an odd or tiny bucket count,
     /// a payload of the wrong size, a stored count that does not match the
     /// occupied slots, a stash outside the table).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
@@ -54,9 +54,9 @@ impl CuckooFilter {
                 "reserved field is {reserved}, not 0"
             )));
         }
-        if !WIDTHS.contains(&bits) {
+        if !supported(bits) {
             return Err(Error::corrupt(format!(
-                "fingerprint width {bits} is not 8, 12 or 16"
+                "fingerprint width {bits} is outside {MIN_BITS}..={MAX_BITS}"
             )));
         }
         if buckets < 2 {

@@ -5,37 +5,43 @@ use approxset_core::sizing::{validate_fp_rate, validate_items};
 use approxset_core::{Error, Result};
 
 use crate::CuckooFilter;
-use crate::table::{SLOTS, Table, WIDTHS};
+use crate::table::{MAX_BITS, MIN_BITS, SLOTS, Table, supported};
 
-/// The load factor the filter is sized for, `LOAD_NUM / LOAD_DEN` = 94 %,
-/// and the extra items of headroom for small tables; see [`buckets_for`].
-const LOAD_NUM: u128 = 94;
-const LOAD_DEN: u128 = 100;
+/// The load factor the filter is sized for, in percent: 94 %, and 90 % for
+/// 4-bit fingerprints; see [`buckets_for`].
+fn load_percent(bits: u32) -> u128 {
+    if bits <= MIN_BITS { 90 } else { 94 }
+}
+
+/// The extra items of headroom for small tables; see [`buckets_for`].
 const HEADROOM: u128 = 32;
 
 /// The bound on the probability that nine of `n` items share both buckets,
 /// which small tables are sized to stay under.
 const CLUSTER_RISK: f64 = 1e-9;
 
-/// The bucket count for `items` distinct items, by the rule in the docs of
-/// [`CuckooBuilder::expected_items`](crate::CuckooBuilder::expected_items).
+/// The bucket count for `items` distinct items with `bits`-bit
+/// fingerprints, by the rule in `docs/design.md`, "Cuckoo filter".
 ///
 /// The first term keeps the load at most 94 %. Measured over 10⁵–10⁶
 /// fills from fresh keys, the load at the first failure averages 97–98 %
 /// for tables of a few hundred items and falls slowly with size (96 % at
 /// 10⁶ items, 95.7 % at 10⁷, standard deviation about 0.2 %), so 94 %
 /// leaves a margin of many standard deviations at any size, for 1/0.94 =
-/// 1.064 slots per item. The 32 extra items cover the heavier lower tail
-/// of tables of a few hundred to a few thousand items (no failure in 10⁶
-/// fills). The second term bounds the likeliest failure of small tables,
-/// nine items that share both buckets (each of the B²/4 bucket pairs
-/// draws an item with probability 4/B², and a pair holds only 8 slots and
-/// the stash), below 10⁻⁹; it dominates up to about 250 items.
-pub(crate) fn buckets_for(items: usize) -> u128 {
+/// 1.064 slots per item. Only 4-bit fingerprints fall further (95.3 % at
+/// 10⁶ items, 94.2–94.9 % at 10⁷ and 3·10⁷: a table of 2^f − 1 = 15
+/// alternate-bucket offsets fills less evenly), and they are sized at 90 %.
+/// The 32 extra items cover the heavier lower tail of tables of a few
+/// hundred to a few thousand items (no failure in 10⁶ fills). The second
+/// term bounds the likeliest failure of small tables, nine items that
+/// share both buckets (each of the B²/4 bucket pairs draws an item with
+/// probability 4/B², and a pair holds only 8 slots and the stash), below
+/// 10⁻⁹; it dominates up to about 250 items.
+pub(crate) fn buckets_for(items: usize, bits: u32) -> u128 {
     if items <= 2 * SLOTS + 1 {
         return 2;
     }
-    let by_load = ((items as u128 + HEADROOM) * LOAD_DEN).div_ceil(SLOTS as u128 * LOAD_NUM);
+    let by_load = ((items as u128 + HEADROOM) * 100).div_ceil(SLOTS as u128 * load_percent(bits));
     let by_cluster = if items <= 10_000 {
         // C(n, 9) · 4⁸ / B¹⁶ ≤ risk  ⇔  B ≥ (C(n, 9) · 4⁸ / risk)^(1/16).
         let n = items as f64;
@@ -49,16 +55,11 @@ pub(crate) fn buckets_for(items: usize) -> u128 {
     by_load.max(by_cluster).next_multiple_of(2)
 }
 
-/// The smallest target false-positive rate: 2b/2¹⁶ = 8/65,536 ≈ 1.22·10⁻⁴,
-/// what 16-bit fingerprints reach.
-pub const MIN_FP_RATE: f64 = (2 * SLOTS) as f64 / 65_536.0;
-
-/// The smallest supported width `f` with 2^f ≥ 2b/p (f ≥ log₂(2b/p)).
-fn auto_bits(fp_rate: f64) -> Option<u32> {
-    WIDTHS
-        .into_iter()
-        .find(|&f| fp_rate * f64::from(f).exp2() >= (2 * SLOTS) as f64)
-}
+/// The smallest target false-positive rate: 2b/2³² = 8/2³² ≈ 1.86·10⁻⁹,
+/// what 32-bit fingerprints reach in a full table (2b = 8 fingerprints
+/// compared, each equal with probability 2⁻³²). Every filter of 10 items or
+/// more meets any target from here up, at a load of at most 94 %.
+pub const MIN_FP_RATE: f64 = (2 * SLOTS) as f64 / 4_294_967_296.0;
 
 /// The false-positive rate 1 − (1 − 1/(2^f − 1))^(2b·load) of `f`-bit
 /// fingerprints at `load` (stored fingerprints per slot): a query compares
@@ -69,35 +70,50 @@ pub(crate) fn fp_rate_at(bits: u32, load: f64) -> f64 {
     -((2 * SLOTS) as f64 * load * miss).exp_m1()
 }
 
-/// An explicit fingerprint width `bits`, checked: one of 8, 12 and 16, with
-/// a rate at `load` within the target `fp_rate`.
-pub(crate) fn checked_bits(bits: u32, load: f64, fp_rate: f64) -> Result<u32> {
-    if !WIDTHS.contains(&bits) {
+/// The plan for `items` items at `fp_rate` with an explicit width `bits`,
+/// checked: in 4..=32, with a rate at the planned load within the target.
+pub(crate) fn checked_plan(items: usize, fp_rate: f64, bits: u32) -> Result<CuckooPlan> {
+    validate(items, fp_rate)?;
+    if !supported(bits) {
         return Err(Error::invalid(
             "fingerprint_bits",
-            format!("must be 8, 12 or 16, got {bits}"),
+            format!("must be in {MIN_BITS}..={MAX_BITS}, got {bits}"),
         ));
     }
-    let rate = fp_rate_at(bits, load);
+    let plan = CuckooPlan::at(items, bits);
+    let rate = plan.expected_fp();
     if rate > fp_rate {
         return Err(Error::invalid(
             "fingerprint_bits",
             format!(
-                "{bits}-bit fingerprints give a false-positive rate of {rate:.4} \
+                "{bits}-bit fingerprints give a false-positive rate of {rate:.4e} \
                  at capacity, above the target {fp_rate}"
             ),
         ));
     }
-    Ok(bits)
+    Ok(plan)
 }
 
-/// The error for a target rate below what 16-bit fingerprints reach.
-fn below_minimum(p: f64) -> Error {
+/// Checks the item count and the target rate, at least [`MIN_FP_RATE`].
+fn validate(items: usize, fp_rate: f64) -> Result<()> {
+    validate_fp_rate(fp_rate)?;
+    validate_items(items)?;
+    if fp_rate < MIN_FP_RATE {
+        return Err(below_minimum(fp_rate, MIN_FP_RATE));
+    }
+    Ok(())
+}
+
+/// The error for a target rate `p` below `reach`, the least rate 32-bit
+/// fingerprints give (at most [`MIN_FP_RATE`] but for the fullest tiny
+/// tables).
+fn below_minimum(p: f64, reach: f64) -> Error {
     Error::invalid(
         "fp_rate",
         format!(
-            "{p:?} is below {MIN_FP_RATE:.3e} (2b/2^16), the least a cuckoo filter with \
-             16-bit fingerprints reaches; use a Bloom filter for smaller rates"
+            "{p:?} is below {reach:.3e}, the least a cuckoo filter with 32-bit \
+             fingerprints reaches (2b/2^32 at full load); use a Bloom filter for \
+             smaller rates"
         ),
     )
 }
@@ -125,6 +141,15 @@ impl From<CuckooPlan> for approxset_core::sizing::Plan {
 }
 
 impl CuckooPlan {
+    /// The plan for `items` items with `bits`-bit fingerprints.
+    fn at(items: usize, bits: u32) -> Self {
+        CuckooPlan {
+            buckets: buckets_for(items, bits),
+            fingerprint_bits: bits,
+            items,
+        }
+    }
+
     /// Buckets of four slots.
     pub fn buckets(&self) -> u128 {
         self.buckets
@@ -164,14 +189,17 @@ impl CuckooFilter {
     /// As [`CuckooBuilder::expected_items`](crate::CuckooBuilder::expected_items),
     /// except that memory is not allocated.
     pub fn plan(expected_items: usize, fp_rate: f64) -> Result<CuckooPlan> {
-        validate_fp_rate(fp_rate)?;
-        validate_items(expected_items)?;
-        let bits = auto_bits(fp_rate).ok_or_else(|| below_minimum(fp_rate))?;
-        Ok(CuckooPlan {
-            buckets: buckets_for(expected_items),
-            fingerprint_bits: bits,
-            items: expected_items,
-        })
+        validate(expected_items, fp_rate)?;
+        // The least width whose rate at its planned load (94 %, 90 % at 4
+        // bits) is within the target. Only a table of 9 items in 2 buckets
+        // (load 9/8) can miss a target of at least MIN_FP_RATE at 32 bits.
+        (MIN_BITS..=MAX_BITS)
+            .map(|bits| CuckooPlan::at(expected_items, bits))
+            .find(|plan| plan.expected_fp() <= fp_rate)
+            .ok_or_else(|| {
+                let reach = CuckooPlan::at(expected_items, MAX_BITS).expected_fp();
+                below_minimum(fp_rate, reach)
+            })
     }
 }
 
@@ -182,17 +210,23 @@ mod tests {
     #[test]
     fn sizing_rule() {
         for n in 1..=9 {
-            assert_eq!(buckets_for(n), 2);
+            assert_eq!(buckets_for(n, 4), 2);
+            assert_eq!(buckets_for(n, 12), 2);
         }
         for n in (10..5_000).chain([1_000_000, 10_000_000, 123_456_789]) {
-            let b = buckets_for(n);
-            assert_eq!(b % 2, 0);
-            // Never above 94 % load.
-            assert!(n as f64 / (4 * b) as f64 <= 0.94, "n = {n}: B = {b}");
-            assert!(b >= buckets_for(n - 1), "monotone at {n}");
+            for (bits, load) in [(4, 0.90), (5, 0.94), (12, 0.94), (32, 0.94)] {
+                let b = buckets_for(n, bits);
+                assert_eq!(b % 2, 0);
+                // Never above 94 % load (90 % at 4 bits).
+                assert!(n as f64 / (4 * b) as f64 <= load, "n = {n}: B = {b}");
+                assert!(b >= buckets_for(n - 1, bits), "monotone at {n}");
+            }
         }
+        // 4-bit tables of a million items: 1/0.90 slots per item.
+        let b = buckets_for(1_000_000, 4);
+        assert_eq!(b, 277_788);
         // Large filters: 1/0.94 slots per item, and nothing like a power of two.
-        let b = buckets_for(1_000_000);
+        let b = buckets_for(1_000_000, 10);
         assert_eq!(b, 265_966);
         let slots_per_item = (4 * b) as f64 / 1e6;
         assert!(

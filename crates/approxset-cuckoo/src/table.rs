@@ -29,10 +29,6 @@ pub(crate) const MIN_BITS: u32 = 4;
 /// The widest fingerprint the table supports.
 pub(crate) const MAX_BITS: u32 = 32;
 
-/// The fingerprint widths the filter offers (the table supports any in
-/// 4..=32).
-pub(crate) const WIDTHS: [u32; 3] = [8, 12, 16];
-
 /// Whether the table supports `bits`-bit fingerprints: 4 ≤ bits ≤ 32.
 pub(crate) fn supported(bits: u32) -> bool {
     (MIN_BITS..=MAX_BITS).contains(&bits)

@@ -1,6 +1,7 @@
 //! Statistical tests of the cuckoo filter through its public API, with fixed
-//! seeds: the load it reaches before the first failure, the bits per key
-//! there, and the false-positive rate at the sized capacity.
+//! seeds, over fingerprint widths from 4 to 32 bits: the load it reaches
+//! before the first failure (nothing lost there), the bits per key there,
+//! and the false-positive rate and bits per key at the sized capacity.
 //!
 //! Bounds on counts are binomial: the number of false positives over `q`
 //! fresh queries has mean `q·p` and standard deviation `√(q·p·(1 − p))`, and
@@ -51,18 +52,23 @@ fn false_positives(f: &CuckooFilter, run: u64, queries: u64) -> u64 {
 
 #[test]
 fn fills_past_94_percent_before_the_first_failure() {
-    // (items sized for, fingerprint bits, seed): bucket counts that are not
-    // powers of two, the largest sized for a million keys.
+    // (items sized for, fingerprint bits, seed): every test width, bucket
+    // counts that are not powers of two, the largest sized for a million
+    // keys.
     let cases = [
-        (1_000_000, 8, 1),
-        (1_000_000, 12, 2),
-        (100_000, 16, 3),
-        (100_000, 8, 4),
-        (77_777, 12, 5),
-        (30_001, 16, 6),
-        (30_001, 8, 7),
-        (10_000, 12, 8),
-        (10_000, 16, 9),
+        (1_000_000, 10, 1),
+        (1_000_000, 4, 2),
+        (300_000, 7, 3),
+        (300_000, 13, 4),
+        (100_000, 16, 5),
+        (100_000, 23, 6),
+        (100_000, 32, 7),
+        (77_777, 12, 8),
+        (30_001, 8, 9),
+        (30_001, 4, 10),
+        (10_000, 5, 11),
+        (10_000, 27, 12),
+        (3_000, 4, 13),
     ];
     for (run, (items, bits, seed)) in cases.into_iter().enumerate() {
         let run = run as u64;
@@ -83,7 +89,10 @@ fn fills_past_94_percent_before_the_first_failure() {
         assert!(stored >= items as u64, "the sized capacity went in");
         // Nothing stored was lost, the stashed victim included.
         for i in 0..stored {
-            assert!(f.contains(&key(run, i)), "lost key {i} of {stored}");
+            assert!(
+                f.contains(&key(run, i)),
+                "{bits} bits: lost key {i} of {stored}"
+            );
         }
         // Still full, and the error changed nothing.
         let before = f.clone();
@@ -95,11 +104,17 @@ fn fills_past_94_percent_before_the_first_failure() {
 #[test]
 fn bits_per_key_at_full_load_are_near_the_bound() {
     // (fingerprint bits, fresh queries): enough queries that the measured
-    // rate is within a few percent (≥ 1,000 expected false positives).
-    for (run, (bits, queries)) in [(8, 200_000), (12, 1_000_000), (16, 4_000_000)]
-        .into_iter()
-        .enumerate()
-    {
+    // rate is within several percent (about 500 to 8,000 false positives).
+    let cases = [
+        (4, 20_000),
+        (7, 100_000),
+        (8, 200_000),
+        (10, 500_000),
+        (12, 1_000_000),
+        (13, 2_000_000),
+        (16, 4_000_000),
+    ];
+    for (run, (bits, queries)) in cases.into_iter().enumerate() {
         let run = 100 + run as u64;
         let mut f = CuckooFilter::with_fp_rate(0.5)
             .fingerprint_bits(bits)
@@ -124,10 +139,41 @@ fn bits_per_key_at_full_load_are_near_the_bound() {
     }
 }
 
+/// Bits per key of a filter sized for `n` items at `p`, at capacity.
+fn bits_per_key(plan_bytes: u128, n: usize) -> f64 {
+    plan_bytes as f64 * 8.0 / n as f64
+}
+
+#[test]
+fn bits_per_key_at_capacity_are_within_the_target() {
+    // The issue's target: at most (log2(1/p) + 4) / 0.94 bits per key at
+    // capacity, for sizes where the 94 % load dominates.
+    for n in [10_000, 100_000, 1_000_000, 10_000_000, 1 << 40] {
+        for p in [0.1, 0.01, 0.001, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8] {
+            let plan = CuckooFilter::plan(n, p).unwrap();
+            let per_key = bits_per_key(plan.bytes(), n);
+            let bound = ((1.0 / p).log2() + 4.0) / 0.94;
+            assert!(
+                per_key <= bound,
+                "n = {n}, p = {p}: {} bits, {per_key:.3} bits/key > {bound:.3}",
+                plan.fingerprint_bits()
+            );
+            assert!(plan.expected_fp() <= p);
+        }
+    }
+}
+
 #[test]
 fn fp_rate_at_capacity_is_under_the_target() {
-    // (target, fingerprint bits: explicit or None for automatic).
-    let cases = [(0.03, Some(8)), (0.01, None), (0.001, None)];
+    // (target, fingerprint bits: explicit or None for automatic). The
+    // automatic widths at 94 % load: 7, 10, 13 and 17 bits.
+    let cases = [
+        (0.1, None),
+        (0.03, Some(8)),
+        (0.01, None),
+        (0.001, None),
+        (1e-4, None),
+    ];
     let n = 100_000;
     let queries = 1_000_000u64;
     for (run, (p, bits)) in cases.into_iter().enumerate() {
@@ -148,9 +194,12 @@ fn fp_rate_at_capacity_is_under_the_target() {
         // And at the rate the load predicts: two-sided.
         let e = f.estimated_fp_rate();
         let sd = (q * e * (1.0 - e)).sqrt();
+        let per_key = f.memory_bytes() as f64 * 8.0 / n as f64;
+        let per_key_bound = ((1.0 / p).log2() + 4.0) / 0.94;
         eprintln!(
             "p = {p}, {}-bit, load {:.4}: {fp} false positives in {queries} \
-             (rate {:.3e}, estimate {e:.3e}, bound {bound:.0})",
+             (rate {:.3e}, estimate {e:.3e}, bound {bound:.0}); \
+             {per_key:.2} bits/key (bound {per_key_bound:.2})",
             f.fingerprint_bits(),
             f.load_factor(),
             fp / q
@@ -162,6 +211,14 @@ fn fp_rate_at_capacity_is_under_the_target() {
             "p = {p}: {fp} vs expected {}",
             q * e
         );
+        if bits.is_none() {
+            assert!(per_key <= per_key_bound, "p = {p}: {per_key} bits/key");
+            // The least width: one bit fewer would miss the target.
+            let fewer = CuckooFilter::with_fp_rate(p)
+                .fingerprint_bits(f.fingerprint_bits() - 1)
+                .expected_items(n);
+            assert!(fewer.is_err(), "p = {p}");
+        }
     }
 }
 
