@@ -12,7 +12,6 @@
 //! key, a scalable filter that cannot grow) fails the run and nothing is
 //! written: all the keys go in, or none.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -30,7 +29,10 @@ pub(crate) const EXAMPLES: &str = concat!(
 Answers: KEY<TAB>new when the filter certainly did not hold the key, \
 KEY<TAB>present when it may have (added before, or a false positive); with \
 --json an array of {\"key\": \"…\", \"new\": true|false}. Either way the key \
-is in the filter afterwards.
+is in the filter afterwards. A key added again counts as one more item (a \
+counting or cuckoo filter stores one more copy, which one more remove takes \
+away), except in a scalable filter, which does not store a key it already \
+seems to hold.
 
 Examples:
   approxset build --variant counting --input words.txt --output words.bin
@@ -48,17 +50,8 @@ pub(crate) struct AddArgs {
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
-    /// Keys to add [default: the lines of standard input, read in full
-    /// before the filter is locked and loaded]. Put `--` before keys that
-    /// start with `-`. A key added again counts as one more item (a
-    /// counting or cuckoo filter stores one more copy, which one more
-    /// `remove` takes away), except in a scalable filter, which does not
-    /// store a key it already seems to hold.
-    #[arg(value_name = "KEY")]
-    keys: Vec<OsString>,
-
-    #[arg(long, help = keys::RAW_KEYS_HELP)]
-    raw_keys: bool,
+    #[command(flatten)]
+    keys: keys::KeyArgs,
 }
 
 /// How `add` answers: `new` (certainly not held before) or `present` (may
@@ -99,9 +92,7 @@ fn refused(
 pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or damaged file, before waiting for keys.
     rewrite::check(&args.filter, Need::Any)?;
-    // The keys come first, so that the lock is not held while standard
-    // input is typed or piped.
-    let keys = keys::collect(&args.keys, keys::LineKeys::from_flag(args.raw_keys))?;
+    let keys = args.keys.collect()?;
     let total = keys.len();
     // Lock, load, insert, write, unlock: the file cannot change meanwhile.
     let (rows, overfill) = rewrite::update(&args.filter, rewrite::load_any, |filter| {

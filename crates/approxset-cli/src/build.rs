@@ -12,7 +12,7 @@ use crate::design::variant_parser;
 use crate::keys::{self, LineKeys};
 use crate::output::{self, Record};
 use crate::overfill::Overfill;
-use crate::{CliError, check_count, check_fp, files};
+use crate::{CliError, check_count, files};
 
 /// Examples shown by `approxset build --help`.
 pub(crate) const EXAMPLES: &str = concat!(
@@ -42,14 +42,8 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "VARIANT", value_parser = variant_parser())]
     variant: Variant,
 
-    /// Target false-positive rate, strictly between 0 and 1.
-    #[arg(
-        long,
-        value_name = "P",
-        default_value_t = 0.01,
-        allow_negative_numbers = true
-    )]
-    fp: f64,
+    #[command(flatten)]
+    fp: crate::TargetFp,
 
     /// Items the filter is sized for [default: the number of keys, at least 1].
     #[arg(long, value_name = "N")]
@@ -199,7 +193,7 @@ fn refused(
 
 /// Runs `approxset build`.
 pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
-    let fp = check_fp("fp", args.fp)?;
+    let fp = args.fp.get()?;
     let items = args.items.map(|n| check_count("items", n)).transpose()?;
     if files::is_stdin(&args.output) {
         return Err(CliError::usage(

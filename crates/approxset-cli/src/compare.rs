@@ -14,7 +14,7 @@ use crate::design::{selected, variant_parser};
 use crate::keys::{self, KeyList, SplitMix64};
 use crate::output::{self, Column, Report, TableRow};
 use crate::plot::{self, Axis, Chart, Label, Scale, Series, Style};
-use crate::{CliError, DEFAULT_SEED, check_count, check_fp};
+use crate::{CliError, DEFAULT_SEED, check_count};
 
 /// Examples shown by `approxset compare --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -36,14 +36,8 @@ pub(crate) struct CompareArgs {
     )]
     items: usize,
 
-    /// Target false-positive rate, strictly between 0 and 1.
-    #[arg(
-        long,
-        value_name = "P",
-        default_value_t = 0.01,
-        allow_negative_numbers = true
-    )]
-    fp: f64,
+    #[command(flatten)]
+    fp: crate::TargetFp,
 
     /// Non-member queries (random 64-bit numbers) [default: N].
     #[arg(long, value_name = "Q", conflicts_with = "keys")]
@@ -301,7 +295,7 @@ impl<K: Keys + ?Sized> KeysDyn for K {
 
 /// Runs `approxset compare`.
 pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
-    let fp = check_fp("fp", args.fp)?;
+    let fp = args.fp.get()?;
     if let Some(path) = &args.plot {
         plot::check_writable(path)?;
     }

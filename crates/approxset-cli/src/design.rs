@@ -1,7 +1,7 @@
 //! `approxset design`: what a filter of each variant takes for N items at a
 //! target false-positive rate, computed without building it.
 
-use approxset::{Variant, sizing};
+use approxset::{Design, Variant, sizing};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde::Serialize;
@@ -51,6 +51,21 @@ pub(crate) struct DesignRow {
     fingerprint_bits: Option<u32>,
     /// The false-positive rate expected after N insertions.
     expected_fp: f64,
+}
+
+impl DesignRow {
+    /// The row of `variant`'s `design`.
+    fn new(variant: Variant, design: &Design) -> Self {
+        DesignRow {
+            variant: variant.to_string(),
+            bits: design.bits(),
+            bytes: design.bytes(),
+            bits_per_key: design.bits_per_key(),
+            hashes: design.hashes(),
+            fingerprint_bits: (variant == Variant::Cuckoo).then(|| design.hashes()),
+            expected_fp: design.expected_fp(),
+        }
+    }
 }
 
 impl TableRow for DesignRow {
@@ -122,15 +137,7 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     let mut failed = Vec::new();
     for variant in selected(&args.variant) {
         match variant.design(items, fp) {
-            Ok(d) => rows.push(DesignRow {
-                variant: variant.to_string(),
-                bits: d.bits(),
-                bytes: d.bytes(),
-                bits_per_key: d.bits_per_key(),
-                hashes: d.hashes(),
-                fingerprint_bits: (variant == Variant::Cuckoo).then(|| d.hashes()),
-                expected_fp: d.expected_fp(),
-            }),
+            Ok(design) => rows.push(DesignRow::new(variant, &design)),
             Err(e) => failed.push((variant, e)),
         }
     }
@@ -178,18 +185,7 @@ mod tests {
 
     #[test]
     fn the_cuckoo_row_names_its_fingerprint_bits() {
-        let row = |variant: Variant| {
-            let d = variant.design(1000, 0.01).unwrap();
-            DesignRow {
-                variant: variant.to_string(),
-                bits: d.bits(),
-                bytes: d.bytes(),
-                bits_per_key: d.bits_per_key(),
-                hashes: d.hashes(),
-                fingerprint_bits: (variant == Variant::Cuckoo).then(|| d.hashes()),
-                expected_fp: d.expected_fp(),
-            }
-        };
+        let row = |variant: Variant| DesignRow::new(variant, &variant.design(1000, 0.01).unwrap());
         let cuckoo = row(Variant::Cuckoo);
         let bits = cuckoo.hashes;
         let cells = cuckoo.cells();

@@ -404,33 +404,7 @@ fn write_whole(
 mod tests {
     use super::*;
 
-    /// A scratch directory removed on drop.
-    struct Scratch(PathBuf);
-
-    impl Scratch {
-        fn new(name: &str) -> Self {
-            let dir = std::env::temp_dir()
-                .join(format!("approxset-cli-unit-{name}-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).unwrap();
-            Scratch(dir)
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn entries(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
+    use crate::scratch::Scratch;
 
     #[test]
     fn atomic_writes_replace_and_leave_no_temporary() {
@@ -440,7 +414,7 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"one");
         write_atomically(&path, b"two", "filter").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
-        assert_eq!(entries(&scratch.0), ["out.bin"]);
+        assert_eq!(scratch.entries(), ["out.bin"]);
     }
 
     #[test]
@@ -448,7 +422,7 @@ mod tests {
         let scratch = Scratch::new("check");
         let path = scratch.0.join("plot.svg");
         check_writable(&path, "plot").unwrap();
-        assert!(entries(&scratch.0).is_empty());
+        assert!(scratch.entries().is_empty());
         let e = check_writable(&scratch.0, "plot").unwrap_err();
         assert!(e.to_string().contains("directory"), "{e}");
         let missing = scratch.0.join("no-such-dir").join("plot.svg");
@@ -474,7 +448,7 @@ mod tests {
         other.try_lock().unwrap();
         other.unlock().unwrap();
         // The lock file stays; the filter itself was never created.
-        assert_eq!(entries(&scratch.0), [".f.bin.lock"]);
+        assert_eq!(scratch.entries(), [".f.bin.lock"]);
         let e = lock(&scratch.0.join("no-such-dir").join("f.bin"), "filter").unwrap_err();
         assert!(e.to_string().starts_with("cannot lock filter"), "{e}");
     }
@@ -533,7 +507,7 @@ mod tests {
         assert_eq!(remove_all(&mut live), 2);
         assert!(live.is_empty() && !temp.path.exists());
         drop(temp); // the file is gone already: nothing to do
-        assert_eq!(entries(&scratch.0), ["out.bin"]);
+        assert_eq!(scratch.entries(), ["out.bin"]);
     }
 
     #[test]
@@ -548,7 +522,7 @@ mod tests {
         // The writer cannot rename while the lock is held: its temporary
         // file appears, whole, and stays until the lock is released.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !entries(&scratch.0)
+        while !scratch.entries()
             .iter()
             .any(|e| e.ends_with(".tmp") && fs::read(scratch.0.join(e)).is_ok_and(|b| b == b"new"))
         {
@@ -559,7 +533,7 @@ mod tests {
         drop(held);
         writer.join().unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
-        assert_eq!(entries(&scratch.0), [".f.bin.lock", "f.bin"]);
+        assert_eq!(scratch.entries(), [".f.bin.lock", "f.bin"]);
     }
 
     #[test]

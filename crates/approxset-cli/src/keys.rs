@@ -95,6 +95,47 @@ pub(crate) const RAW_KEYS_HELP: &str = "Keep the bytes of each line as they are,
      last line ending in CR) are dropped, so a key file saved on Windows gives the \
      same keys. Keys given as arguments are always taken as they are";
 
+/// The keys of `query`, `add` and `remove`: the arguments, or the lines of
+/// standard input when there is none.
+#[derive(Debug, clap::Args)]
+pub(crate) struct KeyArgs {
+    /// Keys [default: the lines of standard input]. Put `--` before keys
+    /// that start with `-`.
+    #[arg(value_name = "KEY")]
+    pub(crate) keys: Vec<OsString>,
+
+    #[arg(long, help = RAW_KEYS_HELP)]
+    pub(crate) raw_keys: bool,
+}
+
+impl KeyArgs {
+    /// Whether the keys come from standard input (no key argument).
+    pub(crate) fn read_stdin(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Calls `each` with every key, as [`for_each_key`] does.
+    ///
+    /// # Errors
+    /// A failure reading standard input, or the first error of `each`.
+    pub(crate) fn for_each(
+        &self,
+        each: impl FnMut(&[u8]) -> Result<(), CliError>,
+    ) -> Result<(), CliError> {
+        for_each_key(&self.keys, LineKeys::from_flag(self.raw_keys), each)
+    }
+
+    /// Every key, read in full: what `add` and `remove` do before they lock
+    /// the filter file, so that the lock is not held while standard input
+    /// is typed or piped.
+    ///
+    /// # Errors
+    /// A failure reading standard input.
+    pub(crate) fn collect(&self) -> Result<Vec<Vec<u8>>, CliError> {
+        collect(&self.keys, LineKeys::from_flag(self.raw_keys))
+    }
+}
+
 /// How the lines of a key file (or of standard input) become keys. Either
 /// way lines end at `\n`, which is not part of the key, and empty lines are
 /// skipped; the file need not be UTF-8.

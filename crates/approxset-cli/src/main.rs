@@ -48,6 +48,8 @@ mod plot;
 mod query;
 mod remove;
 mod rewrite;
+#[cfg(test)]
+mod scratch;
 
 use std::fmt;
 use std::io;
@@ -200,6 +202,26 @@ impl From<io::Error> for CliError {
     /// An error writing standard output.
     fn from(error: io::Error) -> Self {
         CliError::io("cannot write the output", &error)
+    }
+}
+
+/// `--fp`, the target false-positive rate of `build` and `compare`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TargetFp {
+    /// Target false-positive rate, strictly between 0 and 1.
+    #[arg(
+        long = "fp",
+        value_name = "P",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
+    fp: f64,
+}
+
+impl TargetFp {
+    /// The rate, checked as [`check_fp`] does.
+    pub(crate) fn get(&self) -> Result<f64, CliError> {
+        check_fp("fp", self.fp)
     }
 }
 

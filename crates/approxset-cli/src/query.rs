@@ -10,7 +10,6 @@
 //! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
 //! key is certainly absent; errors keep their codes 1 and 2.
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -49,13 +48,8 @@ pub(crate) struct QueryArgs {
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
-    /// Keys to look up [default: the lines of standard input]. Put `--`
-    /// before keys that start with `-`.
-    #[arg(value_name = "KEY")]
-    keys: Vec<OsString>,
-
-    #[arg(long, help = keys::RAW_KEYS_HELP)]
-    raw_keys: bool,
+    #[command(flatten)]
+    keys: keys::KeyArgs,
 
     /// Print nothing; answer with the exit code, as `grep -q` does: 0 when
     /// every key may be present, 3 when any key is certainly absent (1 and
@@ -78,18 +72,17 @@ pub(crate) struct QueryRow {
 /// [`EXIT_ABSENT`] when one is certainly absent.
 pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
     let (filter, _) = files::load_filter(&args.filter)?;
-    let how = keys::LineKeys::from_flag(args.raw_keys);
     if args.quiet {
         let mut all_present = true;
-        keys::for_each_key(&args.keys, how, |key| {
+        args.keys.for_each(|key| {
             all_present &= filter.contains_bytes(key);
             Ok(())
         })?;
         return Ok(if all_present { 0 } else { EXIT_ABSENT });
     }
-    let mut answers = Answers::new(args.keys.is_empty());
+    let mut answers = Answers::new(args.keys.read_stdin());
     let mut rows = Vec::new();
-    keys::for_each_key(&args.keys, how, |key| {
+    args.keys.for_each(|key| {
         let present = filter.contains_bytes(key);
         if json {
             rows.push(QueryRow {

@@ -7,7 +7,6 @@
 //! then, holding the filter file's lock, the filter is loaded, each key
 //! removed and the file rewritten whole (`rewrite::update`, as `add` does).
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -20,6 +19,9 @@ use crate::{CliError, keys};
 pub(crate) const EXAMPLES: &str = concat!(
     crate::keys_note!(),
     "
+
+Each key removes one copy. Only remove keys that were inserted: removing a \
+false positive can make the filter miss keys it holds.
 
 Examples:
   approxset build --variant counting --input words.txt --output words.bin
@@ -38,15 +40,8 @@ pub(crate) struct RemoveArgs {
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
-    /// Keys to remove, each one copy [default: the lines of standard input,
-    /// read in full before the filter is locked and loaded]. Only remove
-    /// keys that were inserted: removing a false positive can make the
-    /// filter miss keys it holds.
-    #[arg(value_name = "KEY")]
-    keys: Vec<OsString>,
-
-    #[arg(long, help = keys::RAW_KEYS_HELP)]
-    raw_keys: bool,
+    #[command(flatten)]
+    keys: keys::KeyArgs,
 }
 
 /// How `remove` answers: `removed`, or `absent` when the filter certainly
@@ -65,9 +60,7 @@ const ANSWER: Answer = Answer {
 pub(crate) fn run(args: &RemoveArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or unfit file, before waiting for keys.
     rewrite::check(&args.filter, Need::Delete)?;
-    // The keys come first, so that the lock is not held while standard
-    // input is typed or piped.
-    let keys = keys::collect(&args.keys, keys::LineKeys::from_flag(args.raw_keys))?;
+    let keys = args.keys.collect()?;
     // Lock, load, remove, write, unlock: the file cannot change meanwhile.
     let rows = rewrite::update(&args.filter, rewrite::load_deletable, |filter| {
         Ok(keys

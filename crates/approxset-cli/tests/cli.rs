@@ -2,7 +2,7 @@
 //! subcommand, the seed's figures, plots, filter files, and errors.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -80,54 +80,9 @@ fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
     out
 }
 
-/// A scratch directory unique to one test of this process, removed when
-/// dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("approxset-cli-test-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    /// A path in the directory.
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// The path as a `&str` argument.
-    fn arg(&self, name: &str) -> String {
-        self.path(name).to_str().unwrap().to_owned()
-    }
-
-    /// The names in the directory but the lock files (`.NAME.lock`) that
-    /// commands writing a filter leave next to it, sorted.
-    fn files(&self) -> Vec<String> {
-        self.entries()
-            .into_iter()
-            .filter(|e| !(e.starts_with('.') && e.ends_with(".lock")))
-            .collect()
-    }
-
-    /// The names in the directory, sorted.
-    fn entries(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "../src/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 
 const DESIGN_FIELDS: [&str; 6] = [
     "variant",
