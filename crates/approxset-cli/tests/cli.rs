@@ -23,18 +23,45 @@ fn run(args: &[&str]) -> Output {
 fn json(args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.push("--json");
-    let out = run(&all);
+    parsed(&run(&all), &format!("{args:?}"))
+}
+
+/// Checks that a run succeeded, else fails naming `what` and showing its
+/// standard error.
+fn succeeded(out: &Output, what: &str) {
     assert!(
         out.status.success(),
-        "{args:?}: {}",
+        "{what}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Checks that a run succeeded (as [`succeeded`]) and returns its standard output parsed as one JSON
+/// document.
+fn parsed(out: &Output, what: &str) -> Value {
+    succeeded(out, what);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
-            "{args:?}: stdout is not one JSON document ({e}): {}",
+            "{what}: stdout is not one JSON document ({e}): {}",
             String::from_utf8_lossy(&out.stdout)
         )
     })
+}
+
+/// The boolean `field` (`present`, `new`, `removed`) of each key's row in
+/// the JSON answers of a successful `query`, `add` or `remove` run, checked
+/// to name `keys` in order.
+fn answers(out: &Output, keys: &[String], field: &str) -> Vec<bool> {
+    let doc = parsed(out, field);
+    let rows = rows(&doc, &["key", field]);
+    assert_eq!(rows.len(), keys.len());
+    rows.iter()
+        .zip(keys)
+        .map(|(row, key)| {
+            assert_eq!(row["key"].as_str(), Some(key.as_str()));
+            row[field].as_bool().expect("a boolean answer")
+        })
+        .collect()
 }
 
 /// The rows of a JSON array, each checked to have `fields`.
@@ -549,21 +576,7 @@ fn query(filter: &str, keys: &[String]) -> Vec<bool> {
     let mut args = vec!["query", "--filter", filter, "--json", "--"];
     args.extend(keys.iter().map(String::as_str));
     let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = rows(&doc, &["key", "present"]);
-    assert_eq!(rows.len(), keys.len());
-    rows.iter()
-        .zip(keys)
-        .map(|(row, key)| {
-            assert_eq!(row["key"].as_str(), Some(key.as_str()));
-            row["present"].as_bool().expect("present is a boolean")
-        })
-        .collect()
+    answers(&out, keys, "present")
 }
 
 /// Checks that a run failed with `code` and one `error:` line on standard
@@ -880,12 +893,7 @@ fn build_and_query_read_standard_input() {
     let mut all = args.to_vec();
     all.extend([from_stdin.as_str(), "--json"]);
     let out = run_with_stdin(&all, input.as_bytes());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = parsed(&out, "");
     assert_eq!(record["items"].as_u64(), Some(words.len() as u64));
     assert_eq!(
         std::fs::read(&from_file).unwrap(),
@@ -1268,12 +1276,7 @@ fn query_stdin(filter: &str, keys: &[String]) -> Vec<bool> {
         &["query", "--filter", filter, "--json"],
         keys.join("\n").as_bytes(),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = parsed(&out, "");
     let rows = rows(&doc, &["key", "present"]);
     assert_eq!(rows.len(), keys.len());
     rows.iter().map(|r| r["present"] == true).collect()
@@ -1307,12 +1310,7 @@ fn concurrent_removes_lose_no_update() {
         }
         for (i, child) in children.into_iter().enumerate() {
             let out = child.wait_with_output().unwrap();
-            assert!(
-                out.status.success(),
-                "{variant} remove {i}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let doc = parsed(&out, &format!("{variant} remove {i}"));
             let rows = rows(&doc, &["key", "removed"]);
             assert_eq!(rows.len(), 1000);
             assert!(rows.iter().all(|r| r["removed"] == true), "{variant} {i}");
@@ -1354,12 +1352,7 @@ fn a_remove_waits_for_the_lock_and_works_on_the_new_file() {
     std::fs::rename(&next, &file).unwrap();
     drop(lock);
     let out = remove.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = parsed(&out, "");
     assert!(
         rows(&doc, &["removed"])
             .iter()
@@ -1438,11 +1431,7 @@ fn a_key_repeated_past_the_cuckoo_limit_is_named() {
             ],
             eight.as_bytes(),
         );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, "");
         std::fs::remove_file(&output).unwrap();
         let _ = std::fs::remove_file(scratch.path(".out.bin.lock"));
     }
@@ -1655,21 +1644,7 @@ fn add_stdin(filter: &str, keys: &[String]) -> Vec<bool> {
         &["add", "--filter", filter, "--json"],
         keys.join("\n").as_bytes(),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = rows(&doc, &["key", "new"]);
-    assert_eq!(rows.len(), keys.len());
-    rows.iter()
-        .zip(keys)
-        .map(|(row, key)| {
-            assert_eq!(row["key"].as_str(), Some(key.as_str()));
-            row["new"].as_bool().expect("new is a boolean")
-        })
-        .collect()
+    answers(&out, keys, "new")
 }
 
 #[test]
@@ -1711,11 +1686,7 @@ fn add_to_every_variant_then_query_present() {
             input.extend_from_slice(b"\r\n");
         }
         let out = run_with_stdin(&["add", "--filter", &file], &input);
-        assert!(
-            out.status.success(),
-            "{variant}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, &variant);
         assert!(out.stderr.is_empty(), "{variant}: no warning expected");
         let text = String::from_utf8(out.stdout).unwrap();
         let lines: Vec<&str> = text.lines().collect();
@@ -1837,11 +1808,7 @@ fn concurrent_adds_and_removes_lose_nothing() {
         }
         for (child, (command, _)) in children.into_iter().zip(&jobs) {
             let out = child.wait_with_output().unwrap();
-            assert!(
-                out.status.success(),
-                "{variant} {command}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            succeeded(&out, &format!("{variant} {command}"));
             assert!(out.stderr.is_empty(), "{variant} {command}: a warning");
             let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
             let field = if *command == "add" { "new" } else { "removed" };
