@@ -1,0 +1,257 @@
+//! Per-file filters in a toy LSM store: several sorted runs on disk, each
+//! with a Bloom filter saved beside it in the library's format. A point read
+//! looks in the runs from newest to oldest and skips every run whose filter
+//! says the key is certainly absent, so reads of absent keys touch almost no
+//! file. It counts the block reads avoided and times reads with and without
+//! the filters.
+//!
+//! The store lives in a directory under `std::env::temp_dir()`, removed at
+//! the end. The files are fresh, so the reads are served from the operating
+//! system's page cache: the time saved here is system calls and copying; on
+//! a cold disk each avoided read would save a device access as well.
+//!
+//! `cargo run --release --example lsm_skip`
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use approxset::BloomFilter;
+use approxset::hash::splitmix64;
+
+const RUNS: usize = 8;
+const KEYS_PER_RUN: usize = 100_000;
+const FP_RATE: f64 = 0.01;
+/// A record: the key (8 bytes, big-endian so files sort as keys do) and a
+/// value (8 bytes).
+const RECORD: usize = 16;
+/// Records per block: one block (4 KiB) is what one file read fetches.
+const BLOCK_RECORDS: usize = 256;
+const QUERIES: usize = 100_000;
+
+/// The store's directory, removed when dropped (also on an early error).
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One sorted run: its file, the first key of each block (the in-memory
+/// index every LSM store keeps), and its filter.
+struct Run {
+    file: File,
+    fences: Vec<u64>,
+    records: usize,
+    filter: BloomFilter,
+}
+
+/// What the reads cost.
+#[derive(Default)]
+struct Stats {
+    block_reads: u64,
+    skipped_by_filter: u64,
+}
+
+impl Run {
+    /// Writes `records` (sorted by key) and the filter over their keys, and
+    /// opens the run again the way a store does at start-up: the filter is
+    /// read back from its file.
+    fn create(
+        dir: &Path,
+        id: usize,
+        records: &[(u64, u64)],
+    ) -> Result<Run, Box<dyn std::error::Error>> {
+        let data_path = dir.join(format!("run-{id:03}.data"));
+        let filter_path = dir.join(format!("run-{id:03}.filter"));
+        let mut out = BufWriter::new(File::create(&data_path)?);
+        let mut filter = BloomFilter::with_fp_rate(FP_RATE)
+            .seed(id as u64)
+            .expected_items(records.len())?;
+        for (key, value) in records {
+            out.write_all(&key.to_be_bytes())?;
+            out.write_all(&value.to_le_bytes())?;
+            filter.insert(key);
+        }
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        filter.write_to(BufWriter::new(File::create(&filter_path)?))?;
+
+        let loaded = BloomFilter::read_from(BufReader::new(File::open(&filter_path)?))?;
+        assert!(loaded == filter, "a filter reads back as it was written");
+        let fences = records
+            .chunks(BLOCK_RECORDS)
+            .map(|block| block[0].0)
+            .collect();
+        Ok(Run {
+            file: File::open(&data_path)?,
+            fences,
+            records: records.len(),
+            filter: loaded,
+        })
+    }
+
+    /// The value of `key` in this run, reading at most one block; the filter
+    /// is asked first when `use_filter` is set.
+    fn get(
+        &mut self,
+        key: u64,
+        use_filter: bool,
+        stats: &mut Stats,
+    ) -> std::io::Result<Option<u64>> {
+        if use_filter && !self.filter.contains(&key) {
+            stats.skipped_by_filter += 1;
+            return Ok(None);
+        }
+        // The block whose first key is the last one <= key.
+        let block = match self.fences.partition_point(|&first| first <= key) {
+            0 => return Ok(None),
+            i => i - 1,
+        };
+        let start = block * BLOCK_RECORDS;
+        let count = BLOCK_RECORDS.min(self.records - start);
+        let mut buf = [0u8; BLOCK_RECORDS * RECORD];
+        let buf = &mut buf[..count * RECORD];
+        self.file.seek(SeekFrom::Start((start * RECORD) as u64))?;
+        self.file.read_exact(buf)?;
+        stats.block_reads += 1;
+        let record_key = |i: usize| u64::from_be_bytes(eight_bytes(buf, i * RECORD));
+        // Binary search inside the block for the first record >= key.
+        let (mut lo, mut hi) = (0, count);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if record_key(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < count && record_key(lo) == key {
+            return Ok(Some(u64::from_le_bytes(eight_bytes(buf, lo * RECORD + 8))));
+        }
+        Ok(None)
+    }
+}
+
+/// The eight bytes of `buf` at `offset`.
+fn eight_bytes(buf: &[u8], offset: usize) -> [u8; 8] {
+    let mut bytes = [0; 8];
+    bytes.copy_from_slice(&buf[offset..offset + 8]);
+    bytes
+}
+
+/// A point read over all runs, newest first.
+fn get(
+    runs: &mut [Run],
+    key: u64,
+    use_filter: bool,
+    stats: &mut Stats,
+) -> std::io::Result<Option<u64>> {
+    for run in runs.iter_mut().rev() {
+        if let Some(value) = run.get(key, use_filter, stats)? {
+            return Ok(Some(value));
+        }
+    }
+    Ok(None)
+}
+
+/// Reads every key, returning the stats, the time and how many were found.
+fn read_all(
+    runs: &mut [Run],
+    keys: &[u64],
+    use_filter: bool,
+) -> std::io::Result<(Stats, Duration, usize)> {
+    let mut stats = Stats::default();
+    let start = Instant::now();
+    let mut found = 0;
+    for &key in keys {
+        found += usize::from(get(runs, key, use_filter, &mut stats)?.is_some());
+    }
+    Ok((stats, start.elapsed(), found))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("approxset-lsm-skip-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0)?;
+
+    // Stored keys are even, absent keys odd: no absent key is in any run.
+    let mut rng = 11;
+    let mut stored = Vec::with_capacity(RUNS * KEYS_PER_RUN);
+    let mut runs = Vec::with_capacity(RUNS);
+    let start = Instant::now();
+    for id in 0..RUNS {
+        let mut records: Vec<(u64, u64)> = (0..KEYS_PER_RUN)
+            .map(|_| (splitmix64(&mut rng) & !1, splitmix64(&mut rng)))
+            .collect();
+        records.sort_unstable();
+        records.dedup_by_key(|r| r.0);
+        stored.extend(records.iter().map(|r| r.0));
+        runs.push(Run::create(&dir.0, id, &records)?);
+    }
+    let data_bytes: u64 = runs.iter().map(|r| (r.records * RECORD) as u64).sum();
+    let filter_bytes: usize = runs.iter().map(|r| r.filter.to_bytes().len()).sum();
+    println!(
+        "{RUNS} sorted runs of {KEYS_PER_RUN} keys in {} ({:.1} MB of data, {} B blocks), written in {:.0} ms",
+        dir.0.display(),
+        data_bytes as f64 / 1e6,
+        BLOCK_RECORDS * RECORD,
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    println!(
+        "one Bloom filter per run at {:.0} % fp: {filter_bytes} bytes in all ({:.2} bits/key, {:.2} % of the data)\n",
+        100.0 * FP_RATE,
+        filter_bytes as f64 * 8.0 / stored.len() as f64,
+        100.0 * filter_bytes as f64 / data_bytes as f64
+    );
+
+    let absent: Vec<u64> = (0..QUERIES).map(|_| splitmix64(&mut rng) | 1).collect();
+    let present: Vec<u64> = (0..QUERIES)
+        .map(|_| stored[(splitmix64(&mut rng) % stored.len() as u64) as usize])
+        .collect();
+
+    println!(
+        "{:<16} {:<9} {:>8} {:>12} {:>14} {:>10} {:>11}",
+        "reads", "filters", "found", "block reads", "runs skipped", "time ms", "µs/read"
+    );
+    for (label, keys) in [("absent keys", &absent), ("present keys", &present)] {
+        // Warm the page cache once so both passes see the same files.
+        read_all(&mut runs, keys, false)?;
+        let mut without_reads = 0;
+        for use_filter in [false, true] {
+            let (stats, time, found) = read_all(&mut runs, keys, use_filter)?;
+            println!(
+                "{:<16} {:<9} {:>8} {:>12} {:>14} {:>10.1} {:>11.2}",
+                label,
+                if use_filter { "yes" } else { "no" },
+                found,
+                stats.block_reads,
+                stats.skipped_by_filter,
+                time.as_secs_f64() * 1e3,
+                time.as_secs_f64() * 1e6 / keys.len() as f64
+            );
+            if use_filter {
+                println!(
+                    "{:<16} block reads avoided: {} of {} ({:.2} %)",
+                    "",
+                    without_reads - stats.block_reads,
+                    without_reads,
+                    100.0 * (without_reads - stats.block_reads) as f64 / without_reads as f64
+                );
+            } else {
+                without_reads = stats.block_reads;
+            }
+        }
+    }
+    println!(
+        "\nblock reads left for absent keys are the filters' false positives: \
+         expected about {:.0} ({QUERIES} reads × {RUNS} runs × {FP_RATE})",
+        QUERIES as f64 * RUNS as f64 * FP_RATE
+    );
+    drop(runs);
+    let path = dir.0.clone();
+    drop(dir);
+    println!("removed {}: {}", path.display(), !path.exists());
+    Ok(())
+}
