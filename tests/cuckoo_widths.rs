@@ -6,7 +6,7 @@
 //! Regenerate the golden files of this suite, after an intended format
 //! change, with `APPROXSET_BLESS=1 cargo test --test cuckoo_widths golden`.
 
-use std::path::PathBuf;
+mod common;
 
 use approxset::format::{CHECKSUM_LEN, HEADER_LEN, MAGIC, VERSION, checksum};
 use approxset::{ApproxSet, CuckooFilter, Error, HashKey};
@@ -54,12 +54,6 @@ fn stashed(bits: u32) -> CuckooFilter {
         i += 1;
     }
     f
-}
-
-fn golden_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name)
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
@@ -140,16 +134,10 @@ fn every_width_round_trips() {
 fn golden_files_of_new_widths() {
     for bits in [4u32, 10, 23, 32] {
         let bytes = sample(bits).to_bytes();
-        let path = golden_path(&format!("cuckoo-{bits}bit.bin"));
-        if std::env::var_os("APPROXSET_BLESS").is_some() {
-            std::fs::write(&path, &bytes).unwrap();
-        }
-        let golden = std::fs::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (bless to create it)", path.display()));
-        assert!(
-            golden == bytes,
-            "{bits} bits: bytes differ from {}",
-            path.display()
+        let golden = common::golden(
+            &format!("cuckoo-{bits}bit.bin"),
+            &bytes,
+            &format!("{bits} bits"),
         );
         assert_eq!(golden[..4], MAGIC);
         assert_eq!(u16::from_le_bytes([golden[4], golden[5]]), VERSION);
@@ -167,7 +155,7 @@ fn golden_files_of_new_widths() {
 /// the layout of every width.
 #[test]
 fn a_first_release_12_bit_file_loads_unchanged() {
-    let path = golden_path("cuckoo-v1-12bit.bin");
+    let path = common::golden_path("cuckoo-v1-12bit.bin");
     let golden = std::fs::read(&path).unwrap();
     assert_eq!(
         u32::from_le_bytes(golden[BITS..BITS + 4].try_into().unwrap()),

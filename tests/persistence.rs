@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use approxset::format::{CHECKSUM_LEN, HEADER_LEN, MAGIC, VERSION, checksum};
 use approxset::{ApproxSet, Error, HashKey, Variant};
 use common::proptest_config;
@@ -102,12 +100,6 @@ fn reloaded_filters_keep_working() {
     }
 }
 
-fn golden_path(variant: Variant) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(format!("{variant}.bin"))
-}
-
 /// Filters built from fixed keys with a fixed seed serialize to the
 /// committed bytes, so an accidental format change fails here. After an
 /// intended change (with a new format version), regenerate them with
@@ -116,17 +108,7 @@ fn golden_path(variant: Variant) -> PathBuf {
 fn golden_files() {
     for &variant in Variant::ALL {
         let bytes = sample(variant).to_bytes().unwrap();
-        let path = golden_path(variant);
-        if std::env::var_os("APPROXSET_BLESS").is_some() {
-            std::fs::write(&path, &bytes).unwrap();
-        }
-        let golden = std::fs::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (bless to create it)", path.display()));
-        assert!(
-            golden == bytes,
-            "{variant}: serialized bytes differ from {}",
-            path.display()
-        );
+        let golden = common::golden(&format!("{variant}.bin"), &bytes, variant.name());
         // The header, read by hand from the documented layout.
         assert_eq!(golden[..4], MAGIC);
         assert_eq!(u16::from_le_bytes([golden[4], golden[5]]), VERSION);

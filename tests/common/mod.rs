@@ -34,3 +34,29 @@ pub(crate) fn proptest_config(cases: u32) -> proptest::test_runner::Config {
         ..defaults
     }
 }
+
+/// The path of the golden file `name` under `tests/golden/`.
+pub(crate) fn golden_path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+/// The committed golden file `name`, checked to hold exactly `bytes`
+/// (`what` names the filter in the failure). With `APPROXSET_BLESS` set,
+/// `bytes` are written there first: run so only after an intended format
+/// change.
+pub(crate) fn golden(name: &str, bytes: &[u8], what: &str) -> Vec<u8> {
+    let path = golden_path(name);
+    if std::env::var_os("APPROXSET_BLESS").is_some() {
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let golden = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless to create it)", path.display()));
+    assert!(
+        golden == bytes,
+        "{what}: serialized bytes differ from {}",
+        path.display()
+    );
+    golden
+}
