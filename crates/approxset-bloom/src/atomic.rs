@@ -306,6 +306,10 @@ impl ConcurrentApproxSet for AtomicBloomFilter {
     fn contains_digest_shared(&self, digest: Digest) -> bool {
         self.contains_digest(digest)
     }
+    #[inline]
+    fn contains_digests_shared(&self, digests: &[Digest], out: &mut Vec<bool>) {
+        self.contains_digests(digests, out)
+    }
     fn hash_key(&self) -> HashKey {
         self.key
     }

@@ -12,7 +12,7 @@ use approxset_core::{BuildOptions, Digest, Error, HashKey, Result, Value};
 use crate::bits::BitVec;
 use crate::builder::{Builder, FpRate, NumBits};
 use crate::cells::Cells;
-use crate::layout::{Layout, all_probes};
+use crate::layout::{BATCH_CHUNK, Layout, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic),
@@ -96,6 +96,48 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
         all_probes(self.positions(digest), |pos| self.cells.is_set(pos))
+    }
+
+    /// Answers [`contains_digest`](Self::contains_digest) for every digest:
+    /// `out` is cleared, then gets one answer per digest, in order.
+    ///
+    /// The digests are taken a chunk at a time: first every key's first
+    /// probes are read with no branch on what they find, so the cache
+    /// misses of the chunk's keys overlap, then only the keys that passed
+    /// are tested in full (why, and what it gains: `docs/design.md`,
+    /// "Batched lookups").
+    ///
+    /// ```
+    /// use approxset_bloom::BloomFilter;
+    ///
+    /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
+    /// f.insert("alice");
+    /// let digests = [f.hash_key().digest("alice"), f.hash_key().digest("bob")];
+    /// let mut out = Vec::new();
+    /// f.contains_digests(&digests, &mut out);
+    /// assert_eq!(out[0], true);
+    /// assert_eq!(out, digests.map(|d| f.contains_digest(d)));
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    pub fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(digests.len());
+        for chunk in digests.chunks(BATCH_CHUNK) {
+            let start = out.len();
+            // Pass 1: the first group of probes of every key. Nothing
+            // branches on the bits read, so the loads of different keys
+            // are independent and their misses overlap.
+            out.extend(chunk.iter().map(|&digest| {
+                first_probes(self.positions(digest), |pos| self.cells.is_set(pos))
+            }));
+            // Pass 2: the keys whose first group was all set, in full
+            // (their first lines are cached now).
+            for (answer, &digest) in out[start..].iter_mut().zip(chunk) {
+                if *answer {
+                    *answer = self.contains_digest(digest);
+                }
+            }
+        }
     }
 
     /// The `k` cell positions of `digest`.
@@ -315,4 +357,4 @@ impl<L: Layout, C: Cells<L>, T: Key> Extend<T> for Bloom<L, C> {
     }
 }
 
-approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);
+approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME, batch);

@@ -191,6 +191,24 @@ pub(crate) fn all_probes(
     }
 }
 
+/// Keys whose first probes [`Bloom::contains_digests`](crate::Bloom::contains_digests)
+/// reads together: enough to keep the core's outstanding misses busy, few
+/// enough that their lines are still cached when the survivors are tested
+/// in full.
+pub(crate) const BATCH_CHUNK: usize = 32;
+
+/// Whether `test` holds at the first [`PROBE_GROUP`] positions, read with
+/// no branch on what they hold (the batched lookup's first pass).
+#[inline(always)]
+pub(crate) fn first_probes(
+    positions: impl Iterator<Item = u64>,
+    test: impl Fn(u64) -> bool,
+) -> bool {
+    positions
+        .take(PROBE_GROUP)
+        .fold(true, |all, pos| all & test(pos))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

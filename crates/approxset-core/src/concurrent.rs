@@ -26,6 +26,19 @@ pub trait ConcurrentApproxSet {
     /// Whether the key whose digest is `digest` may be in the set.
     fn contains_digest_shared(&self, digest: Digest) -> bool;
 
+    /// Answers [`contains_digest_shared`](Self::contains_digest_shared) for
+    /// every digest: `out` is cleared, then gets one answer per digest, in
+    /// order. The default is a loop; `AtomicBloomFilter` probes a chunk of
+    /// keys together, as `ApproxSet::contains_digests` does.
+    fn contains_digests_shared(&self, digests: &[Digest], out: &mut Vec<bool>) {
+        out.clear();
+        out.extend(
+            digests
+                .iter()
+                .map(|&digest| self.contains_digest_shared(digest)),
+        );
+    }
+
     /// The 128-bit key this filter hashes items with.
     fn hash_key(&self) -> HashKey;
 }
@@ -43,6 +56,16 @@ pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
     #[inline]
     fn contains_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
         self.contains_digest_shared(self.hash_key().digest(item))
+    }
+
+    /// Answers [`contains_shared`](Self::contains_shared) for every item:
+    /// `out` is cleared, then gets one answer per item, in order (see
+    /// [`ApproxSetExt::contains_batch`](crate::ApproxSetExt::contains_batch)).
+    #[inline]
+    fn contains_batch_shared<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
+        crate::traits::by_chunks(self.hash_key(), items, out, |digests, answers| {
+            self.contains_digests_shared(digests, answers)
+        });
     }
 }
 
@@ -62,6 +85,13 @@ macro_rules! inherent_shared_methods {
             #[inline]
             pub fn contains_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
                 ConcurrentApproxSetExt::contains_shared(self, item)
+            }
+
+            /// Answers `contains_shared` for every item, in order, into `out`
+            /// (cleared first); see [`ConcurrentApproxSetExt::contains_batch_shared`].
+            #[inline]
+            pub fn contains_batch_shared<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
+                ConcurrentApproxSetExt::contains_batch_shared(self, items, out)
             }
         }
     )*};

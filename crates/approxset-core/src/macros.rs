@@ -165,7 +165,8 @@ impl BytesOutcome for Result<Vec<u8>> {
 /// name, so each filter writes its methods once. The inherent
 /// `insert_digest` may return `bool` or `Result<bool>`, and `to_bytes`
 /// `Vec<u8>` or `Result<Vec<u8>>`; `parameters` returns
-/// `Vec<(&'static str, Value)>`.
+/// `Vec<(&'static str, Value)>`. With `batch`, `contains_digests` forwards
+/// to the filter's inherent method too (the default loop otherwise).
 ///
 /// ```ignore
 /// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);
@@ -174,7 +175,19 @@ impl BytesOutcome for Result<Vec<u8>> {
 #[macro_export]
 macro_rules! impl_approx_set {
     ([$($gen:tt)*] $ty:ty, variant = $name:expr) => {
+        $crate::impl_approx_set!(@impl [$($gen)*] $ty, variant = $name, {});
+    };
+    ([$($gen:tt)*] $ty:ty, variant = $name:expr, batch) => {
+        $crate::impl_approx_set!(@impl [$($gen)*] $ty, variant = $name, {
+            #[inline]
+            fn contains_digests(&self, digests: &[$crate::Digest], out: &mut ::std::vec::Vec<bool>) {
+                <$ty>::contains_digests(self, digests, out)
+            }
+        });
+    };
+    (@impl [$($gen:tt)*] $ty:ty, variant = $name:expr, {$($extra:tt)*}) => {
         impl<$($gen)*> $crate::ApproxSet for $ty {
+            $($extra)*
             #[inline]
             fn insert_digest(&mut self, digest: $crate::Digest) -> $crate::Result<bool> {
                 $crate::InsertOutcome::into_result(<$ty>::insert_digest(self, digest))

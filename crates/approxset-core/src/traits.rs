@@ -69,6 +69,43 @@ pub trait ApproxSet: fmt::Debug {
     /// means certainly not).
     fn contains_digest(&self, digest: Digest) -> bool;
 
+    /// Answers [`contains_digest`](Self::contains_digest) for every digest:
+    /// `out` is cleared, then gets one answer per digest, in order.
+    ///
+    /// The default is a loop; the Bloom filters override it to probe a
+    /// chunk of keys together so that their cache misses overlap (see
+    /// `docs/design.md`, "Batched lookups").
+    ///
+    /// ```
+    /// use approxset_core::{ApproxSet, ApproxSetExt};
+    /// # use approxset_core::{Digest, HashKey, Result};
+    /// # #[derive(Debug, Default)]
+    /// # struct Exact(std::collections::HashSet<u128>, HashKey);
+    /// # impl ApproxSet for Exact {
+    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
+    /// #     fn hash_key(&self) -> HashKey { self.1 }
+    /// #     fn len(&self) -> usize { self.0.len() }
+    /// #     fn capacity(&self) -> usize { usize::MAX }
+    /// #     fn fp_rate(&self) -> f64 { 0.0 }
+    /// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
+    /// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
+    /// #     fn clear(&mut self) { self.0.clear() }
+    /// #     fn variant(&self) -> &'static str { "exact" }
+    /// # }
+    /// let mut set = Exact::default();
+    /// set.insert("alice")?;
+    /// let digests = [set.digest("alice"), set.digest("bob")];
+    /// let mut out = vec![true; 5];
+    /// set.contains_digests(&digests, &mut out);
+    /// assert_eq!(out, [true, false]);
+    /// # Ok::<(), approxset_core::Error>(())
+    /// ```
+    fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+        out.clear();
+        out.extend(digests.iter().map(|&digest| self.contains_digest(digest)));
+    }
+
     /// The 128-bit key this filter hashes items with.
     fn hash_key(&self) -> HashKey;
 
@@ -164,6 +201,46 @@ pub trait ApproxSetExt: ApproxSet {
         self.contains_digest(self.digest(item))
     }
 
+    /// Answers [`contains`](Self::contains) for every item: `out` is
+    /// cleared, then gets one answer per item, in order. The items are
+    /// hashed a chunk at a time and looked up with
+    /// [`ApproxSet::contains_digests`], which the Bloom filters make faster
+    /// than a loop of `contains` on filters larger than the cache.
+    ///
+    /// `items` holds keys or references to keys: `&[u64]`, `&[&str]`,
+    /// `&[String]`, `&[&[u8]]` (a reference is the same key as what it
+    /// points to).
+    ///
+    /// ```
+    /// # use approxset_core::{ApproxSet, ApproxSetExt};
+    /// # use approxset_core::{Digest, HashKey, Result};
+    /// # #[derive(Debug, Default)]
+    /// # struct Exact(std::collections::HashSet<u128>, HashKey);
+    /// # impl ApproxSet for Exact {
+    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
+    /// #     fn hash_key(&self) -> HashKey { self.1 }
+    /// #     fn len(&self) -> usize { self.0.len() }
+    /// #     fn capacity(&self) -> usize { usize::MAX }
+    /// #     fn fp_rate(&self) -> f64 { 0.0 }
+    /// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
+    /// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
+    /// #     fn clear(&mut self) { self.0.clear() }
+    /// #     fn variant(&self) -> &'static str { "exact" }
+    /// # }
+    /// let mut set = Exact::default();
+    /// set.insert("alice")?;
+    /// let mut out = Vec::new();
+    /// set.contains_batch(&["alice", "bob", "alice"], &mut out);
+    /// assert_eq!(out, [true, false, true]);
+    /// # Ok::<(), approxset_core::Error>(())
+    /// ```
+    fn contains_batch<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
+        by_chunks(self.hash_key(), items, out, |digests, answers| {
+            self.contains_digests(digests, answers)
+        });
+    }
+
     /// Inserts a byte string: the same key as `insert(bytes)`, and as
     /// `insert("x")` for the bytes of `"x"`.
     ///
@@ -194,6 +271,43 @@ pub trait ApproxSetExt: ApproxSet {
 }
 
 impl<S: ApproxSet + ?Sized> ApproxSetExt for S {}
+
+/// Keys that [`ApproxSetExt::contains_batch`] hashes before it looks them
+/// up: enough for the filter to overlap their cache misses, few enough that
+/// their digests stay on the stack (4 KiB).
+const BATCH_CHUNK: usize = 256;
+
+/// Hashes `items` under `key` a chunk at a time and answers each chunk with
+/// `lookup` (which clears its output), so that `out` is cleared and gets one
+/// answer per item, in order. A batch of one chunk is answered straight
+/// into `out`.
+#[inline]
+pub(crate) fn by_chunks<K: Key>(
+    key: HashKey,
+    items: &[K],
+    out: &mut Vec<bool>,
+    mut lookup: impl FnMut(&[Digest], &mut Vec<bool>),
+) {
+    fn hash<'b, K: Key>(key: HashKey, chunk: &[K], buf: &'b mut [Digest]) -> &'b [Digest] {
+        let digests = &mut buf[..chunk.len()];
+        for (d, item) in digests.iter_mut().zip(chunk) {
+            *d = key.digest(item);
+        }
+        digests
+    }
+    let mut buf = [Digest::new(0, 0); BATCH_CHUNK];
+    if items.len() <= BATCH_CHUNK {
+        lookup(hash(key, items, &mut buf), out);
+        return;
+    }
+    out.clear();
+    out.reserve(items.len());
+    let mut answers = Vec::with_capacity(BATCH_CHUNK);
+    for chunk in items.chunks(BATCH_CHUNK) {
+        lookup(hash(key, chunk, &mut buf), &mut answers);
+        out.extend_from_slice(&answers);
+    }
+}
 
 /// The generic methods of every [`Deletable`], trait objects included.
 pub trait DeletableExt: Deletable {
@@ -268,6 +382,10 @@ macro_rules! forward_approx_set {
             #[inline]
             fn contains_digest(&self, digest: Digest) -> bool {
                 (**self).contains_digest(digest)
+            }
+            #[inline]
+            fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+                (**self).contains_digests(digests, out)
             }
             fn hash_key(&self) -> HashKey {
                 (**self).hash_key()
@@ -346,6 +464,13 @@ macro_rules! inherent_generic_methods {
             #[inline]
             pub fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
                 ApproxSetExt::contains(self, item)
+            }
+
+            /// Answers `contains` for every item, in order, into `out` (cleared
+            /// first); see [`ApproxSetExt::contains_batch`].
+            #[inline]
+            pub fn contains_batch<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
+                ApproxSetExt::contains_batch(self, items, out)
             }
 
             /// Inserts a byte string; see [`ApproxSetExt::insert_bytes`].
