@@ -22,24 +22,25 @@ Examples:
   approxset compare
   approxset compare --items 1000000 --fp 0.001 --plot compare.svg
   approxset compare --keys /usr/share/dict/words --fp 0.01 --json
-  approxset compare --variant classic,counting --seed 7";
+  approxset compare --variant classic,counting --seed 7
+  approxset compare --sweep --plot sweep.svg";
+
+/// Keys inserted without `--items` (and without `--sweep`).
+const DEFAULT_ITEMS: usize = 1_000_000;
 
 /// The options of `approxset compare`.
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {
-    /// Keys inserted (random 64-bit numbers).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 1_000_000,
-        conflicts_with = "keys"
-    )]
-    items: usize,
+    /// Keys inserted (random 64-bit numbers) [default: 1000000; 100000
+    /// with --sweep].
+    #[arg(long, value_name = "N", conflicts_with = "keys")]
+    items: Option<usize>,
 
     #[command(flatten)]
     fp: crate::TargetFp,
 
-    /// Non-member queries (random 64-bit numbers) [default: N].
+    /// Non-member queries (random 64-bit numbers) [default: N; 10000000
+    /// with --sweep].
     #[arg(long, value_name = "Q", conflicts_with = "keys")]
     queries: Option<usize>,
 
@@ -59,10 +60,26 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "VARIANT", value_delimiter = ',', value_parser = variant_parser())]
     variant: Vec<Variant>,
 
+    /// Build every variant at each of the target rates 10 %, 3 %, 1 %,
+    /// 0.3 %, 0.1 %, 10⁻⁴, 10⁻⁵ and 10⁻⁶ (where the variant can) instead of
+    /// at one --fp: one row per variant and rate, and with --plot one curve
+    /// per variant. Without --items and --queries it measures 100,000 keys
+    /// against 10,000,000 non-members, so rates near 10⁻⁶ are seen.
+    #[arg(long, conflicts_with = "fp")]
+    sweep: bool,
+
     /// Also draw bits per key against the measured rate into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 }
+
+/// The target rates of `--sweep`, from the loosest.
+pub(crate) const SWEEP_RATES: [f64; 8] = [0.1, 0.03, 0.01, 0.003, 0.001, 1e-4, 1e-5, 1e-6];
+
+/// The keys and queries of `--sweep` when `--items` and `--queries` are not
+/// given: enough queries to see a rate of 10⁻⁶ about ten times.
+const SWEEP_ITEMS: usize = 100_000;
+const SWEEP_QUERIES: usize = 10_000_000;
 
 /// One variant's measurements: a row of the table and of the JSON array.
 #[derive(Debug, Serialize)]
@@ -242,8 +259,15 @@ impl KeySource {
             )?;
             Ok(KeySource::Lines(members, others))
         } else {
-            let items = check_count("items", args.items)?;
-            let queries = check_count("queries", args.queries.unwrap_or(items))?;
+            let (items, queries) = match (args.sweep, args.items, args.queries) {
+                (true, None, None) => (SWEEP_ITEMS, SWEEP_QUERIES),
+                (_, items, queries) => {
+                    let items = items.unwrap_or(DEFAULT_ITEMS);
+                    (items, queries.unwrap_or(items))
+                }
+            };
+            let items = check_count("items", items)?;
+            let queries = check_count("queries", queries)?;
             let mut rng = SplitMix64::new(args.seed);
             let members = rng.take(items)?;
             let others = rng.take(queries)?;
@@ -293,9 +317,55 @@ impl<K: Keys + ?Sized> KeysDyn for K {
     }
 }
 
+/// Builds `variant` for `members.count()` keys at `fp`, fills it with
+/// `members` and measures it against `others`; a refusal is a warning (in
+/// `notes`), not a failure.
+fn measure(
+    variant: Variant,
+    fp: f64,
+    seed: u64,
+    (members, others): (&dyn KeysDyn, &dyn KeysDyn),
+    notes: &mut Vec<String>,
+) -> approxset::Result<CompareRow> {
+    let n = members.count();
+    let mut filter = variant.builder().seed(seed).build(n, fp)?;
+    let filled = members.fill_into(&mut filter);
+    let refused = filled.refused.iter().filter(|&&r| r).count() as u64;
+    if let Some(e) = &filled.first_error {
+        notes.push(format!(
+            "{variant} at {fp}: {refused} of {n} insertions refused: {e}"
+        ));
+    }
+    let (found, contains_hit_ns) = members.lookup_in(&filter);
+    let false_negatives = if refused == 0 {
+        n as u64 - found
+    } else {
+        members.missing(&filter, &filled.refused)
+    };
+    let (false_positives, contains_miss_ns) = others.lookup_in(&filter);
+    let bytes = filter.memory_bytes() as u64;
+    Ok(CompareRow {
+        variant: variant.to_string(),
+        bits_per_key: bytes as f64 * 8.0 / n as f64,
+        bytes,
+        target_fp: fp,
+        measured_fp: false_positives as f64 / others.count() as f64,
+        false_negatives,
+        insert_ns: filled.insert_ns,
+        contains_hit_ns,
+        contains_miss_ns,
+        supports_delete: variant.supports_delete(),
+        insert_errors: refused,
+    })
+}
+
 /// Runs `approxset compare`.
 pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
-    let fp = args.fp.get()?;
+    let rates = if args.sweep {
+        SWEEP_RATES.to_vec()
+    } else {
+        vec![args.fp.get()?]
+    };
     if let Some(path) = &args.plot {
         plot::check_writable(path)?;
     }
@@ -303,56 +373,32 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
     let (members, others) = source.split();
     let n = members.count();
     let variants = selected(&args.variant);
-    let bar = output::progress(variants.len() as u64 * 3, json);
+    let bar = output::progress((variants.len() * rates.len()) as u64, json);
 
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     let mut failed = Vec::new();
     for &variant in &variants {
-        bar.set_message(format!("{variant}: insert"));
-        let mut filter = match variant.builder().seed(args.seed).build(n, fp) {
-            Ok(f) => f,
-            Err(e) => {
-                failed.push((variant, e));
-                bar.inc(3);
-                continue;
+        for &fp in &rates {
+            bar.set_message(format!("{variant} at {fp}"));
+            let mut warnings = Vec::new();
+            match measure(variant, fp, args.seed, (members, others), &mut warnings) {
+                Ok(row) => rows.push(row),
+                // One rate a variant cannot reach does not end a sweep.
+                Err(e) if args.sweep => notes.push(format!("{variant} at {fp}: skipped: {e}")),
+                Err(e) => failed.push((variant, e)),
             }
-        };
-        let filled = members.fill_into(&mut filter);
-        let refused = filled.refused.iter().filter(|&&r| r).count() as u64;
-        if let Some(e) = &filled.first_error {
-            let message = format!("{variant}: {refused} of {n} insertions refused: {e}");
-            bar.suspend(|| eprintln!("warning: {message}"));
-            notes.push(message);
+            for warning in &warnings {
+                bar.suspend(|| eprintln!("warning: {warning}"));
+            }
+            notes.extend(warnings);
+            bar.inc(1);
         }
-        bar.inc(1);
-        bar.set_message(format!("{variant}: hits"));
-        let (found, contains_hit_ns) = members.lookup_in(&filter);
-        let false_negatives = if refused == 0 {
-            n as u64 - found
-        } else {
-            members.missing(&filter, &filled.refused)
-        };
-        bar.inc(1);
-        bar.set_message(format!("{variant}: misses"));
-        let (false_positives, contains_miss_ns) = others.lookup_in(&filter);
-        bar.inc(1);
-        let bytes = filter.memory_bytes() as u64;
-        rows.push(CompareRow {
-            variant: variant.to_string(),
-            bits_per_key: bytes as f64 * 8.0 / n as f64,
-            bytes,
-            target_fp: fp,
-            measured_fp: false_positives as f64 / others.count() as f64,
-            false_negatives,
-            insert_ns: filled.insert_ns,
-            contains_hit_ns,
-            contains_miss_ns,
-            supports_delete: variant.supports_delete(),
-            insert_errors: refused,
-        });
     }
     bar.finish_and_clear();
+    if args.sweep && rows.is_empty() {
+        return Err(CliError::failure("no variant could be built at any rate"));
+    }
     notes.extend(output::skip_failed(rows.is_empty(), failed)?);
 
     let mut report = Report::new(rows);
@@ -360,8 +406,13 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
         (KeySource::Lines(..), Some(path)) => format!("lines of '{}'", path.display()),
         _ => format!("random 64-bit keys (seed {})", args.seed),
     };
+    let target = if args.sweep {
+        "target FP from 0.1 down to 1e-6".to_owned()
+    } else {
+        format!("target FP {}", rates[0])
+    };
     report.header.push(format!(
-        "Every variant for n = {} {what}, {} non-member queries, target FP {fp}",
+        "Every variant for n = {} {what}, {} non-member queries, {target}",
         output::count(n as u64),
         output::count(others.count() as u64),
     ));
@@ -370,7 +421,12 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
     );
     report.notes.extend(notes);
     if let Some(path) = &args.plot {
-        plot::write_svg(path, &chart(&report.rows, fp))?;
+        let chart = if args.sweep {
+            sweep_chart(&report.rows, others.count())
+        } else {
+            chart(&report.rows, rates[0])
+        };
+        plot::write_svg(path, &chart)?;
         report.notes.push(format!("plot: {}", path.display()));
     }
     report.print(json)
@@ -395,21 +451,7 @@ fn chart(rows: &[CompareRow], target: f64) -> Chart {
         .chain([sizing::optimal_bits_per_key(x.start)])
         .fold(0.0f64, f64::max)
         * 1.12;
-    let curve = |f: fn(f64) -> f64| plot::logspace(x.clone(), 200).map(|p| (p, f(p))).collect();
-    let series = vec![
-        Series {
-            label: Some("classic optimum 1.44 log2(1/p)".to_owned()),
-            colour: plot::INK,
-            style: Style::Line,
-            points: curve(sizing::optimal_bits_per_key),
-        },
-        Series {
-            label: Some("lower bound log2(1/p)".to_owned()),
-            colour: plot::colour(7),
-            style: Style::Dashed,
-            points: curve(|p| -p.log2()),
-        },
-    ];
+    let series = references(x.clone());
     let labels = rows
         .iter()
         .enumerate()
@@ -437,5 +479,88 @@ fn chart(rows: &[CompareRow], target: f64) -> Chart {
         },
         series,
         labels,
+    }
+}
+
+/// The reference curves over `x`: the classic optimum −ln p/(ln 2)² and the
+/// lower bound log₂(1/p) of any filter.
+fn references(x: std::ops::Range<f64>) -> Vec<Series> {
+    let curve = |f: fn(f64) -> f64| plot::logspace(x.clone(), 200).map(|p| (p, f(p))).collect();
+    vec![
+        Series {
+            label: Some("classic optimum 1.44 log2(1/p)".to_owned()),
+            colour: plot::INK,
+            style: Style::Line,
+            points: curve(sizing::optimal_bits_per_key),
+        },
+        Series {
+            label: Some("lower bound log2(1/p)".to_owned()),
+            colour: plot::colour(7),
+            style: Style::Dashed,
+            points: curve(|p| -p.log2()),
+        },
+    ]
+}
+
+/// The figure of `--sweep`: bits per key against the measured rate (log
+/// axis), one curve per variant through its rates, with the references. A
+/// rate with no false positive in `queries` lookups is drawn at 1/queries,
+/// the smallest rate the run can tell from zero (and said in the legend).
+fn sweep_chart(rows: &[CompareRow], queries: usize) -> Chart {
+    let floor = 1.0 / queries.max(1) as f64;
+    let at = |r: &CompareRow| (r.measured_fp.max(floor), r.bits_per_key);
+    let x = plot::log_range(rows.iter().map(|r| at(r).0).chain([floor, 0.2]), floor);
+    let x = x.start..x.end.min(1.0);
+    let y_max = rows
+        .iter()
+        .map(|r| r.bits_per_key)
+        .chain([sizing::optimal_bits_per_key(x.start)])
+        .fold(0.0f64, f64::max)
+        * 1.08;
+    let mut series = references(x.clone());
+    let mut names: Vec<&str> = Vec::new();
+    for r in rows {
+        if !names.contains(&r.variant.as_str()) {
+            names.push(&r.variant);
+        }
+    }
+    for (i, name) in names.iter().enumerate() {
+        let mut points: Vec<(f64, f64)> =
+            rows.iter().filter(|r| r.variant == *name).map(at).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let unseen = rows
+            .iter()
+            .any(|r| r.variant == *name && r.measured_fp == 0.0);
+        series.push(Series {
+            label: Some(if unseen {
+                format!("{name} (a rate with no FP at 1/queries)")
+            } else {
+                (*name).to_owned()
+            }),
+            colour: plot::colour(i),
+            style: Style::Line,
+            points: points.clone(),
+        });
+        series.push(Series {
+            label: None,
+            colour: plot::colour(i),
+            style: Style::Points,
+            points,
+        });
+    }
+    Chart {
+        title: "Memory against measured false-positive rate, targets 10% to 1e-6".to_owned(),
+        x: Axis {
+            label: "measured false-positive rate (log scale)".to_owned(),
+            range: x,
+            scale: Scale::Log,
+        },
+        y: Axis {
+            label: "bits per key".to_owned(),
+            range: 0.0..y_max,
+            scale: Scale::Linear,
+        },
+        series,
+        labels: Vec::new(),
     }
 }

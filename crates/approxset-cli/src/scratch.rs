@@ -48,6 +48,16 @@ impl Scratch {
             .filter(|e| !(e.starts_with('.') && e.ends_with(".lock")))
             .collect()
     }
+
+    /// Checks that no temporary file (`*.tmp`) is left in the directory.
+    pub(crate) fn assert_no_temporaries(&self) {
+        let temporaries: Vec<String> = self
+            .entries()
+            .into_iter()
+            .filter(|e| e.ends_with(".tmp"))
+            .collect();
+        assert!(temporaries.is_empty(), "{temporaries:?}");
+    }
 }
 
 impl Drop for Scratch {

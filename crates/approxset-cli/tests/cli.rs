@@ -367,6 +367,50 @@ fn compare_measures_every_variant() {
 }
 
 #[test]
+fn compare_sweep_measures_every_variant_at_every_rate() {
+    let queries = 200_000.0;
+    let doc = json(&[
+        "compare",
+        "--sweep",
+        "--items",
+        "5000",
+        "--queries",
+        "200000",
+        "--seed",
+        "4",
+    ]);
+    let rows = rows(
+        &doc,
+        &["variant", "target_fp", "measured_fp", "bits_per_key"],
+    );
+    let rates = [0.1, 0.03, 0.01, 0.003, 0.001, 1e-4, 1e-5, 1e-6];
+    for variant in variants() {
+        let mine: Vec<&Value> = rows.iter().filter(|r| r["variant"] == *variant).collect();
+        let targets: Vec<f64> = mine.iter().map(|r| num(r, "target_fp")).collect();
+        assert_eq!(targets, rates, "{variant}");
+        for pair in mine.windows(2) {
+            assert!(
+                num(pair[1], "bits_per_key") > num(pair[0], "bits_per_key"),
+                "{variant}: a lower target takes more memory: {} then {}",
+                pair[0],
+                pair[1]
+            );
+        }
+        for row in &mine {
+            let p = num(row, "target_fp");
+            assert!(
+                num(row, "measured_fp") <= p + tolerance(p, queries),
+                "{row}"
+            );
+            assert_eq!(row["false_negatives"], 0, "{row}");
+        }
+    }
+    // One rate or a sweep, not both.
+    let out = run(&["compare", "--sweep", "--fp", "0.01"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn compare_takes_keys_from_a_file() {
     let scratch = Scratch::new("compare-keys");
     let path = scratch.path("words.txt");
@@ -392,7 +436,7 @@ fn compare_takes_keys_from_a_file() {
 
 #[test]
 fn plots_are_svg_with_labelled_axes() {
-    let cases: [(&str, &[&str], &[&str]); 3] = [
+    let cases: [(&str, &[&str], &[&str]); 4] = [
         (
             "theory.svg",
             &[
@@ -433,6 +477,26 @@ fn plots_are_svg_with_labelled_axes() {
                 "partitioned",
             ],
         ),
+        (
+            "sweep.svg",
+            &[
+                "compare",
+                "--sweep",
+                "--items",
+                "1000",
+                "--queries",
+                "20000",
+                "--variant",
+                "classic,cuckoo",
+            ],
+            &[
+                "bits per key",
+                "measured false-positive rate",
+                "targets 10% to 1e-6",
+                "classic optimum",
+                "cuckoo",
+            ],
+        ),
     ];
     let scratch = Scratch::new("plots");
     for (file, args, texts) in cases {
@@ -454,7 +518,7 @@ fn plots_are_svg_with_labelled_axes() {
     // Only the plots: no temporary file left behind.
     assert_eq!(
         scratch.entries(),
-        ["compare.svg", "optimal-k.svg", "theory.svg"]
+        ["compare.svg", "optimal-k.svg", "sweep.svg", "theory.svg"]
     );
 }
 
@@ -1301,12 +1365,7 @@ fn concurrent_removes_lose_no_update() {
         );
     }
     // The filters, their key files and lock files: no temporary file.
-    let temporaries: Vec<String> = scratch
-        .entries()
-        .into_iter()
-        .filter(|e| e.ends_with(".tmp"))
-        .collect();
-    assert!(temporaries.is_empty(), "{temporaries:?}");
+    scratch.assert_no_temporaries();
     assert!(scratch.entries().contains(&".counting.bin.lock".to_owned()));
 }
 
@@ -1807,12 +1866,7 @@ fn concurrent_adds_and_removes_lose_nothing() {
             "{variant}: an added key tests absent"
         );
     }
-    let temporaries: Vec<String> = scratch
-        .entries()
-        .into_iter()
-        .filter(|e| e.ends_with(".tmp"))
-        .collect();
-    assert!(temporaries.is_empty(), "{temporaries:?}");
+    scratch.assert_no_temporaries();
 }
 
 #[test]
@@ -1874,12 +1928,7 @@ fn a_refused_add_leaves_the_file_as_it_was() {
     let out = run(&["add", "--filter", &roomy, "again"]);
     assert_fails(&out, 1, &["too many copies"], "a ninth run");
     assert_eq!(std::fs::read(&roomy).unwrap(), after_eight);
-    let temporaries: Vec<String> = scratch
-        .entries()
-        .into_iter()
-        .filter(|e| e.ends_with(".tmp"))
-        .collect();
-    assert!(temporaries.is_empty(), "{temporaries:?}");
+    scratch.assert_no_temporaries();
 }
 
 #[test]
