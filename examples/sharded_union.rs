@@ -38,8 +38,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect()
         })
         .collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     println!(
-        "{KEYS} keys in {SHARDS} shards, target fp rate {FP_RATE}, seed {SEED}, one thread per shard"
+        "{KEYS} keys in {SHARDS} shards, target fp rate {FP_RATE}, seed {SEED}, \
+         one thread per shard ({cores} cores)"
     );
 
     // Each shard builds its filter on its own thread and ships it as bytes,
@@ -108,18 +110,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|i| merged.contains(&format!("absent-{i}")))
         .count();
 
-    println!(
-        "shard builds (parallel) + to_bytes: {:.1} ms",
-        build_time.as_secs_f64() * 1e3
-    );
-    println!(
-        "load {SHARDS} shards + union:        {:.1} ms",
-        merge_time.as_secs_f64() * 1e3
-    );
-    println!(
-        "single build over all keys:      {:.1} ms",
-        single_time.as_secs_f64() * 1e3
-    );
+    for (what, time) in [
+        ("shard builds (parallel) + to_bytes", build_time),
+        ("load shards + union", merge_time),
+        ("single build over all keys", single_time),
+    ] {
+        println!("{what:<35} {:>8.1} ms", time.as_secs_f64() * 1e3);
+    }
     println!(
         "merged filter: {} bits, {} hashes, {} bits set ({:.1} % full), {} bytes, {} items",
         merged.bits(),
