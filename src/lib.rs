@@ -25,8 +25,10 @@
 //!
 //! The crates behind this facade: `approxset-core` (traits, hashing, errors,
 //! [`sizing`] math, the binary [`format`](mod@format); what third-party filters depend
-//! on), `approxset-bloom` (the Bloom family: classic, partitioned, counting,
-//! scalable) and `approxset-cuckoo` (the cuckoo filter).
+//! on), `approxset-bloom` (the Bloom family: classic, partitioned, blocked,
+//! counting, scalable and the lock-free `AtomicBloomFilter`) and
+//! `approxset-cuckoo` (the cuckoo filter). Choosing among them:
+//! `docs/guide.md` in the repository.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 

@@ -1,14 +1,37 @@
 //! The Bloom family of approxset: the classic [`BloomFilter`], the
-//! [`PartitionedBloomFilter`], the cache-[`BlockedBloomFilter`], the [`CountingBloomFilter`] (4-bit counters,
-//! with deletion) and the [`ScalableBloomFilter`] (grows without passing its
-//! target rate).
+//! [`PartitionedBloomFilter`], the cache-[`BlockedBloomFilter`], the
+//! [`CountingBloomFilter`] (4-bit counters, with deletion), the
+//! [`ScalableBloomFilter`] (grows without passing its target rate) and the
+//! lock-free [`AtomicBloomFilter`] (the blocked layout over atomic words).
 //!
-//! The classic, partitioned and counting filters are one generic [`Bloom`]
-//! core: a position [`Layout`] (classic or partitioned) over [`cells`]
-//! (bits, or 4-bit counters for the counting filter); the scalable filter
-//! chains partitioned stages. All implement
-//! [`ApproxSet`](approxset_core::ApproxSet). Their inherent `insert` returns
-//! a plain `bool` where inserting cannot fail.
+//! ```
+//! use approxset_bloom::{AtomicBloomFilter, BloomFilter, CountingBloomFilter};
+//!
+//! let mut classic = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(10_000)?;
+//! classic.insert("alice");
+//! assert!(classic.contains("alice"));
+//!
+//! let mut counting = CountingBloomFilter::with_fp_rate(0.01).expected_items(10_000)?;
+//! counting.insert("bob");
+//! assert!(counting.remove("bob"));
+//! assert!(!counting.contains("bob"));
+//!
+//! // Shared between threads without a lock: `insert_shared` takes `&self`.
+//! let shared = AtomicBloomFilter::with_fp_rate(0.01).expected_items(10_000)?;
+//! std::thread::scope(|s| {
+//!     s.spawn(|| shared.insert_shared("carol"));
+//!     s.spawn(|| shared.insert_shared("dave"));
+//! });
+//! assert!(shared.contains("carol") && shared.contains("dave"));
+//! # Ok::<(), approxset_bloom::Error>(())
+//! ```
+//!
+//! The classic, partitioned, blocked and counting filters are one generic
+//! [`Bloom`] core: a position [`Layout`] (classic, partitioned or blocked)
+//! over [`cells`] (bits, 4-bit counters for the counting filter, atomic
+//! words for the atomic filter); the scalable filter chains partitioned
+//! stages. All implement [`ApproxSet`](approxset_core::ApproxSet). Their
+//! inherent `insert` returns a plain `bool` where inserting cannot fail.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 

@@ -5,6 +5,31 @@
 //! Filter implementations, in this workspace or elsewhere, depend on this
 //! crate alone. Applications use the `approxset` facade, which re-exports
 //! everything here along with the filters and `Variant`.
+//!
+//! The sizing math answers design questions without building anything:
+//!
+//! ```
+//! use approxset_core::sizing;
+//!
+//! // A classic Bloom filter at 1 %: about 9.59 bits per key and k = 7.
+//! let bits_per_key = sizing::optimal_bits_per_key(0.01);
+//! assert!((bits_per_key - 9.585).abs() < 0.001);
+//! assert_eq!(sizing::optimal_hashes(bits_per_key).round(), 7.0);
+//! // Each tenfold drop in the rate costs about 4.79 bits per key.
+//! let step = sizing::optimal_bits_per_key(0.001) - bits_per_key;
+//! assert!((step - 4.79).abs() < 0.01);
+//! ```
+//!
+//! Keys reach the bits through one keyed digest, whatever path they take:
+//!
+//! ```
+//! use approxset_core::HashKey;
+//!
+//! let key = HashKey::from_seed(7);
+//! // A string, its bytes and a `String` are one key.
+//! assert_eq!(key.digest("alice"), key.digest(b"alice".as_slice()));
+//! assert_eq!(key.digest("alice"), key.digest(&String::from("alice")));
+//! ```
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
