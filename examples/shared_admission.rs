@@ -8,8 +8,8 @@
 //! checking the 2 million keys and 2 million absent ones; it checks that no
 //! recorded key is missing, and that the shared filter has exactly the bits
 //! of a single-threaded `BlockedBloomFilter` fed the same stream. Times are
-//! the best of three runs. The machine this was written on has 2 cores, so
-//! 4 threads share them.
+//! wall-clock, the best of five rounds. The machine this was written on has
+//! 2 cores, so 4 threads share them.
 //!
 //! `cargo run --release --example shared_admission`
 
@@ -21,6 +21,30 @@ use approxset::{AtomicBloomFilter, BlockedBloomFilter, ConcurrentApproxSet};
 const KEYS: usize = 2_000_000;
 const FP_RATE: f64 = 0.01;
 const SEED: u64 = 9;
+/// Rounds of measurement; each thread count keeps its best time.
+const ROUNDS: usize = 5;
+
+/// The best times of one thread count and the counts of its last run.
+#[derive(Clone, Copy)]
+struct Run {
+    record: Duration,
+    check: Duration,
+    new: u64,
+    fps: u64,
+    missing: u64,
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run {
+            record: Duration::MAX,
+            check: Duration::MAX,
+            new: 0,
+            fps: 0,
+            missing: 0,
+        }
+    }
+}
 
 /// Runs `work` on `threads` scoped threads, each with its share of `items`,
 /// and returns the sum of their counts and the wall time.
@@ -99,23 +123,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "fp on absent",
         "missing"
     );
-    for threads in [1, 2, 4] {
-        // The best of three runs, each on a fresh filter, to damp the noise
-        // of other programs on the machine.
-        let mut best: Option<(Duration, Duration)> = None;
-        let (mut new, mut fps, mut missing) = (0, 0, 0);
-        for _ in 0..3 {
+    // Rounds over 1, 2 and 4 threads, each run on a fresh filter; the best
+    // time of each thread count is kept, so the noise of other programs on
+    // the machine falls on all counts alike.
+    const THREADS: [usize; 3] = [1, 2, 4];
+    let mut runs = [Run::default(); THREADS.len()];
+    for _ in 0..ROUNDS {
+        for (run, threads) in runs.iter_mut().zip(THREADS) {
             let filter = AtomicBloomFilter::with_fp_rate(FP_RATE)
                 .seed(SEED)
                 .expected_items(KEYS)?;
             let shared: &(dyn ConcurrentApproxSet + Send + Sync) = &filter;
 
-            let (recorded_new, record_time) =
-                on_threads(threads, &stream, |part| record(shared, part))?;
+            let (new, record_time) = on_threads(threads, &stream, |part| record(shared, part))?;
             let (found, check_time) = on_threads(threads, &keys, |part| check(shared, part))?;
-            let (false_positives, fp_time) =
-                on_threads(threads, &absent, |part| check(shared, part))?;
-            (new, fps, missing) = (recorded_new, false_positives, KEYS as u64 - found);
+            let (fps, fp_time) = on_threads(threads, &absent, |part| check(shared, part))?;
+            let missing = KEYS as u64 - found;
             assert_eq!(missing, 0, "a recorded key is never missing");
             assert_eq!(filter.len(), stream.len(), "every insert is counted");
             let blocked = filter.into_blocked();
@@ -123,28 +146,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 blocked == reference,
                 "the shared filter has the bits of the single-threaded one"
             );
-            let check_time = check_time + fp_time;
-            best = Some(match best {
-                None => (record_time, check_time),
-                Some((r, c)) => (r.min(record_time), c.min(check_time)),
-            });
+            run.record = run.record.min(record_time);
+            run.check = run.check.min(check_time + fp_time);
+            (run.new, run.fps, run.missing) = (new, fps, missing);
         }
-        let (record_time, check_time) = best.ok_or("no run")?;
-
-        let records = stream.len() as f64 / record_time.as_secs_f64() / 1e6;
-        let checks = (2 * KEYS) as f64 / check_time.as_secs_f64() / 1e6;
+    }
+    for (run, threads) in runs.iter().zip(THREADS) {
+        let records = stream.len() as f64 / run.record.as_secs_f64() / 1e6;
+        let checks = (2 * KEYS) as f64 / run.check.as_secs_f64() / 1e6;
         println!(
             "{:>7} {:>11.0} {:>13.1} {:>12.1} {:>11.0} {:>13.1} {:>12.1} {:>9} {:>11.3}% {:>10}",
             threads,
-            record_time.as_secs_f64() * 1e3,
+            run.record.as_secs_f64() * 1e3,
             records,
             records / threads as f64,
-            check_time.as_secs_f64() * 1e3,
+            run.check.as_secs_f64() * 1e3,
             checks,
             checks / threads as f64,
-            new,
-            100.0 * fps as f64 / KEYS as f64,
-            missing
+            run.new,
+            100.0 * run.fps as f64 / KEYS as f64,
+            run.missing
         );
     }
     println!(
