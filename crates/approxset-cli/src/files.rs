@@ -522,7 +522,8 @@ mod tests {
         // The writer cannot rename while the lock is held: its temporary
         // file appears, whole, and stays until the lock is released.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !scratch.entries()
+        while !scratch
+            .entries()
             .iter()
             .any(|e| e.ends_with(".tmp") && fs::read(scratch.0.join(e)).is_ok_and(|b| b == b"new"))
         {
