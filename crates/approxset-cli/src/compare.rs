@@ -445,12 +445,6 @@ fn chart(rows: &[CompareRow], target: f64) -> Chart {
     let x = x.start..x.end.min(1.0);
     // A variant without a measured false positive sits on the left edge.
     let floor = x.start;
-    let y_max = rows
-        .iter()
-        .map(|r| r.bits_per_key)
-        .chain([sizing::optimal_bits_per_key(x.start)])
-        .fold(0.0f64, f64::max)
-        * 1.12;
     let series = references(x.clone());
     let labels = rows
         .iter()
@@ -465,21 +459,14 @@ fn chart(rows: &[CompareRow], target: f64) -> Chart {
             colour: plot::colour(i),
         })
         .collect();
-    Chart {
-        title: format!("Memory against measured false-positive rate, target p = {target}"),
-        x: Axis {
-            label: "measured false-positive rate (log scale)".to_owned(),
-            range: x,
-            scale: Scale::Log,
-        },
-        y: Axis {
-            label: "bits per key".to_owned(),
-            range: 0.0..y_max,
-            scale: Scale::Linear,
-        },
+    memory_chart(
+        format!("Memory against measured false-positive rate, target p = {target}"),
+        rows,
+        x,
+        1.12,
         series,
         labels,
-    }
+    )
 }
 
 /// The reference curves over `x`: the classic optimum −ln p/(ln 2)² and the
@@ -511,12 +498,6 @@ fn sweep_chart(rows: &[CompareRow], queries: usize) -> Chart {
     let at = |r: &CompareRow| (r.measured_fp.max(floor), r.bits_per_key);
     let x = plot::log_range(rows.iter().map(|r| at(r).0).chain([floor, 0.2]), floor);
     let x = x.start..x.end.min(1.0);
-    let y_max = rows
-        .iter()
-        .map(|r| r.bits_per_key)
-        .chain([sizing::optimal_bits_per_key(x.start)])
-        .fold(0.0f64, f64::max)
-        * 1.08;
     let mut series = references(x.clone());
     let mut names: Vec<&str> = Vec::new();
     for r in rows {
@@ -548,8 +529,35 @@ fn sweep_chart(rows: &[CompareRow], queries: usize) -> Chart {
             points,
         });
     }
+    memory_chart(
+        "Memory against measured false-positive rate, targets 10% to 1e-6".to_owned(),
+        rows,
+        x,
+        1.08,
+        series,
+        Vec::new(),
+    )
+}
+
+/// A chart of bits per key (linear, from 0 to `headroom` × the largest of
+/// the rows and the classic optimum at the left edge) against the measured
+/// rate over `x` (log).
+fn memory_chart(
+    title: String,
+    rows: &[CompareRow],
+    x: std::ops::Range<f64>,
+    headroom: f64,
+    series: Vec<Series>,
+    labels: Vec<Label>,
+) -> Chart {
+    let y_max = rows
+        .iter()
+        .map(|r| r.bits_per_key)
+        .chain([sizing::optimal_bits_per_key(x.start)])
+        .fold(0.0f64, f64::max)
+        * headroom;
     Chart {
-        title: "Memory against measured false-positive rate, targets 10% to 1e-6".to_owned(),
+        title,
         x: Axis {
             label: "measured false-positive rate (log scale)".to_owned(),
             range: x,
@@ -561,6 +569,6 @@ fn sweep_chart(rows: &[CompareRow], queries: usize) -> Chart {
             scale: Scale::Linear,
         },
         series,
-        labels: Vec::new(),
+        labels,
     }
 }
