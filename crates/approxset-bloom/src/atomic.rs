@@ -227,6 +227,10 @@ impl Cells<Blocked> for AtomicBits {
         *word |= mask;
         was_clear
     }
+    #[inline]
+    fn prefetch(&self, index: u64) {
+        crate::bits::prefetch(&self.words()[(index >> 6) as usize]);
+    }
     fn clear(&mut self) {
         for w in &mut self.buf {
             *w.get_mut() = 0;

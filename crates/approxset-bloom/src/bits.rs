@@ -223,6 +223,26 @@ impl BitVec {
     }
 }
 
+/// Asks the processor to start loading the cache line holding `value`, so
+/// that a read of it soon after does not wait for memory. A hint only: it
+/// changes no result. A no-op where the target has no stable prefetch
+/// instruction (only x86-64 has one in `core::arch` today).
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 target has (it is
+    // in the baseline, so `target_feature = "sse"` is always enabled there).
+    // A prefetch reads nothing architecturally and never faults, whatever
+    // the address; here it is a valid reference besides.
+    unsafe {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(value).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,10 +101,10 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// Answers [`contains_digest`](Self::contains_digest) for every digest:
     /// `out` is cleared, then gets one answer per digest, in order.
     ///
-    /// The digests are taken a chunk at a time: first every key's first
-    /// probes are read with no branch on what they find, so the cache
-    /// misses of the chunk's keys overlap, then only the keys that passed
-    /// are tested in full (why, and what it gains: `docs/design.md`,
+    /// The digests are taken a chunk at a time: every key's first probes
+    /// are prefetched, then read with no branch on what they find, so the
+    /// cache misses of the chunk's keys overlap, then only the keys that
+    /// passed are tested in full (why, and what it gains: `docs/design.md`,
     /// "Batched lookups").
     ///
     /// ```
@@ -124,12 +124,21 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         out.reserve(digests.len());
         for chunk in digests.chunks(BATCH_CHUNK) {
             let start = out.len();
+            // Pass 0: ask for the lines of every key's first probes (a hint,
+            // where the target has one), so they arrive together.
+            for &digest in chunk {
+                for pos in self.positions(digest).take(L::PREFETCH) {
+                    self.cells.prefetch(pos);
+                }
+            }
             // Pass 1: the first group of probes of every key. Nothing
             // branches on the bits read, so the loads of different keys
             // are independent and their misses overlap.
-            out.extend(chunk.iter().map(|&digest| {
-                first_probes(self.positions(digest), |pos| self.cells.is_set(pos))
-            }));
+            out.extend(
+                chunk.iter().map(|&digest| {
+                    first_probes(self.positions(digest), |pos| self.cells.is_set(pos))
+                }),
+            );
             // Pass 2: the keys whose first group was all set, in full
             // (their first lines are cached now).
             for (answer, &digest) in out[start..].iter_mut().zip(chunk) {

@@ -58,6 +58,11 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     /// Records an item at cell `index`; `true` when the cell was empty.
     #[doc(hidden)]
     fn add(&mut self, index: u64) -> bool;
+    /// Hints that cell `index` will be read soon (a batched lookup's first
+    /// pass); nothing by default.
+    #[doc(hidden)]
+    #[inline]
+    fn prefetch(&self, _index: u64) {}
     /// Empties every cell.
     #[doc(hidden)]
     fn clear(&mut self);
@@ -103,6 +108,10 @@ impl<L: Layout> Cells<L> for BitVec {
     #[inline]
     fn add(&mut self, index: u64) -> bool {
         self.set(index)
+    }
+    #[inline]
+    fn prefetch(&self, index: u64) {
+        crate::bits::prefetch(&self.words()[(index >> 6) as usize]);
     }
     fn clear(&mut self) {
         BitVec::clear(self)

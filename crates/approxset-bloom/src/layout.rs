@@ -35,6 +35,11 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
 
     /// The `hashes` positions of `digest` in a filter of `bits` bits.
     fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64>;
+
+    /// Positions a batched lookup prefetches per key: the first group of
+    /// probes, or one when they all share a cache line.
+    #[doc(hidden)]
+    const PREFETCH: usize = PROBE_GROUP;
 }
 
 /// The classic layout: `k` positions anywhere in the `m` bits, by enhanced
@@ -138,6 +143,7 @@ const SALTS: [u64; sizing::MAX_HASHES as usize] = {
 impl Layout for Blocked {
     const NAME: &'static str = "blocked";
     const TAG: u8 = approxset_core::format::tag::BLOCKED;
+    const PREFETCH: usize = 1;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::blocked_params(items, fp_rate)
@@ -192,9 +198,9 @@ pub(crate) fn all_probes(
 }
 
 /// Keys whose first probes [`Bloom::contains_digests`](crate::Bloom::contains_digests)
-/// reads together: enough to keep the core's outstanding misses busy, few
-/// enough that their lines are still cached when the survivors are tested
-/// in full.
+/// prefetches and reads together: enough to keep the core's outstanding
+/// misses busy, few enough that their lines are still cached when they are
+/// read (32 measured better than 16, 64 and 128 at 10⁷ keys).
 pub(crate) const BATCH_CHUNK: usize = 32;
 
 /// Whether `test` holds at the first [`PROBE_GROUP`] positions, read with

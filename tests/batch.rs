@@ -1,0 +1,261 @@
+//! Batched lookups (`contains_batch`, `contains_digests` and the shared
+//! forms) answer exactly what the one-at-a-time lookups answer, for every
+//! variant, through `dyn ApproxSet` and the concrete types: members,
+//! non-members and false positives, empty batches, lengths on and off every
+//! chunk boundary, and an output vector that held junk.
+
+use approxset::{
+    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
+    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest,
+    PartitionedBloomFilter, ScalableBloomFilter, Variant,
+};
+
+/// Batch lengths: empty, one, around the filters' chunk of 32 and the
+/// hashing chunk of 256, and several chunks with a ragged end.
+const LENGTHS: &[usize] = &[
+    0, 1, 2, 7, 31, 32, 33, 63, 255, 256, 257, 511, 513, 1000, 4099,
+];
+
+/// Keys 0..2n interleaved so every batch mixes members (even) and
+/// non-members (odd), some of which are false positives.
+fn queries(n: u64) -> Vec<u64> {
+    (0..2 * n).collect()
+}
+
+/// Checks every length of every offset window of `keys` against `one`.
+fn check_batches<K>(
+    what: &str,
+    keys: &[K],
+    one: impl Fn(&K) -> bool,
+    batch: impl Fn(&[K], &mut Vec<bool>),
+) {
+    for &len in LENGTHS {
+        for start in [0, 3] {
+            let Some(window) = keys.get(start..start + len) else {
+                continue;
+            };
+            let expected: Vec<bool> = window.iter().map(&one).collect();
+            let mut out = vec![true, false, true];
+            batch(window, &mut out);
+            assert_eq!(out, expected, "{what}: {len} keys from {start}");
+        }
+    }
+}
+
+/// A filter of `variant` for `n` items at 1 %, holding the even keys below
+/// `2 · fill` (more than `n` to push the fill up, so that many non-members
+/// pass the first probes and are decided later).
+fn filled(variant: Variant, n: usize, fill: u64) -> Box<dyn ApproxSet + Send + Sync> {
+    let mut f = variant.builder().seed(11).build(n, 0.01).unwrap();
+    for k in (0..2 * fill).step_by(2) {
+        // A cuckoo filter may refuse past its room: what went in is in.
+        let _ = f.insert(&k);
+    }
+    f
+}
+
+#[test]
+fn every_variant_through_dyn_answers_as_one_at_a_time() {
+    for &variant in Variant::ALL {
+        for (n, fill) in [(2_000usize, 2_000u64), (500, 1_500)] {
+            let f = filled(variant, n, fill);
+            let keys = queries(2 * fill);
+            let what = format!("{variant} n={n} fill={fill}");
+            let answers: Vec<bool> = keys.iter().map(|k| f.contains(k)).collect();
+            // The test can tell a wrong answer: both answers occur.
+            assert!(
+                answers.contains(&true) && answers.contains(&false),
+                "{what}"
+            );
+            check_batches(
+                &what,
+                &keys,
+                |k| f.contains(k),
+                |w, out| f.contains_batch(w, out),
+            );
+            let digests: Vec<Digest> = keys.iter().map(|k| f.digest(k)).collect();
+            check_batches(
+                &what,
+                &digests,
+                |&d| f.contains_digest(d),
+                |w, out| f.contains_digests(w, out),
+            );
+            // Through a reference to the trait object and a box of it.
+            let by_ref: &dyn ApproxSet = &*f;
+            check_batches(
+                &what,
+                &keys,
+                |k| f.contains(k),
+                |w, out| by_ref.contains_batch(w, out),
+            );
+            // Generic code over the box itself (the forwarding impl for
+            // `Box<S>`), and over `&mut dyn ApproxSet`.
+            check_concrete(&what, &f, &keys);
+            let mut f = f;
+            let by_mut: &mut (dyn ApproxSet + Send + Sync) = &mut *f;
+            check_concrete(&what, &by_mut, &keys);
+        }
+    }
+}
+
+#[test]
+fn overfilled_bloom_filters_decide_late_keys_right() {
+    // At 4× capacity most non-members pass the first three probes of the
+    // classic filter and fail a later one: the batched second pass.
+    for &variant in &[
+        Variant::Classic,
+        Variant::Partitioned,
+        Variant::Counting,
+        Variant::Blocked,
+    ] {
+        let f = filled(variant, 1_000, 4_000);
+        let keys: Vec<u64> = (1..40_000).step_by(2).collect();
+        let fp = keys.iter().filter(|k| f.contains(*k)).count();
+        assert!(
+            fp > 100 && fp < keys.len() - 100,
+            "{variant}: {fp} false positives"
+        );
+        check_batches(
+            &variant.to_string(),
+            &keys,
+            |k| f.contains(k),
+            |w, out| f.contains_batch(w, out),
+        );
+    }
+}
+
+#[test]
+fn keys_of_other_types_are_the_same_keys() {
+    let mut f = BloomFilter::with_fp_rate(0.01)
+        .seed(3)
+        .expected_items(1_000)
+        .unwrap();
+    let words: Vec<String> = (0..600).map(|i| format!("word-{i}")).collect();
+    for w in words.iter().step_by(3) {
+        f.insert(w.as_str());
+    }
+    let strs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let bytes: Vec<&[u8]> = words.iter().map(String::as_bytes).collect();
+    let expected: Vec<bool> = words
+        .iter()
+        .map(|w| f.contains_bytes(w.as_bytes()))
+        .collect();
+    let mut out = Vec::new();
+    f.contains_batch(&words, &mut out);
+    assert_eq!(out, expected);
+    f.contains_batch(&strs, &mut out);
+    assert_eq!(out, expected);
+    f.contains_batch(&bytes, &mut out);
+    assert_eq!(out, expected);
+    let refs: Vec<&String> = words.iter().collect();
+    f.contains_batch(&refs, &mut out);
+    assert_eq!(out, expected);
+    assert!(expected.iter().filter(|&&a| a).count() >= 200);
+}
+
+/// `contains_batch` and `contains_digests` on a concrete type against its
+/// own `contains` and `contains_digest`.
+fn check_concrete<S: ApproxSet + ?Sized>(name: &str, f: &S, keys: &[u64]) {
+    check_batches(
+        name,
+        keys,
+        |k| f.contains(k),
+        |w, out| f.contains_batch(w, out),
+    );
+    let digests: Vec<Digest> = keys.iter().map(|k| f.digest(k)).collect();
+    check_batches(
+        name,
+        &digests,
+        |&d| f.contains_digest(d),
+        |w, out| f.contains_digests(w, out),
+    );
+}
+
+#[test]
+fn concrete_types_answer_as_one_at_a_time() {
+    let keys = queries(3_000);
+    let members = || (0..6_000u64).step_by(2);
+
+    let mut classic = BloomFilter::with_fp_rate(0.01)
+        .seed(5)
+        .expected_items(2_000)
+        .unwrap();
+    let mut partitioned = PartitionedBloomFilter::with_fp_rate(0.01)
+        .seed(5)
+        .expected_items(2_000)
+        .unwrap();
+    let mut counting = CountingBloomFilter::with_fp_rate(0.01)
+        .seed(5)
+        .expected_items(2_000)
+        .unwrap();
+    let mut blocked = BlockedBloomFilter::with_fp_rate(0.01)
+        .seed(5)
+        .expected_items(2_000)
+        .unwrap();
+    let atomic = AtomicBloomFilter::with_fp_rate(0.01)
+        .seed(5)
+        .expected_items(2_000)
+        .unwrap();
+    let mut cuckoo = CuckooFilter::with_fp_rate(0.01)
+        .seed(5)
+        .expected_items(4_000)
+        .unwrap();
+    let mut scalable = ScalableBloomFilter::with_fp_rate(0.01)
+        .seed(5)
+        .initial_capacity(500)
+        .unwrap();
+    for k in members() {
+        classic.insert(&k);
+        partitioned.insert(&k);
+        counting.insert(&k);
+        blocked.insert(&k);
+        atomic.insert_shared(&k);
+        cuckoo.insert(&k).unwrap();
+        scalable.insert(&k).unwrap();
+    }
+    check_concrete("classic", &classic, &keys);
+    check_concrete("partitioned", &partitioned, &keys);
+    check_concrete("counting", &counting, &keys);
+    check_concrete("blocked", &blocked, &keys);
+    check_concrete("atomic", &atomic, &keys);
+    check_concrete("cuckoo", &cuckoo, &keys);
+    check_concrete("scalable", &scalable, &keys);
+
+    // The inherent batched lookup of the Bloom core.
+    let digests: Vec<Digest> = keys.iter().map(|k| classic.hash_key().digest(k)).collect();
+    check_batches(
+        "classic inherent",
+        &digests,
+        |&d| classic.contains_digest(d),
+        |w, out| classic.contains_digests(w, out),
+    );
+
+    // The shared forms, on the type and through the concurrent trait object.
+    check_batches(
+        "atomic shared",
+        &keys,
+        |k| atomic.contains(k),
+        |w, out| atomic.contains_batch_shared(w, out),
+    );
+    let shared: &(dyn ConcurrentApproxSet + Send + Sync) = &atomic;
+    check_batches(
+        "atomic dyn shared",
+        &keys,
+        |k| atomic.contains(k),
+        |w, out| shared.contains_batch_shared(w, out),
+    );
+    let digests: Vec<Digest> = keys.iter().map(|k| atomic.hash_key().digest(k)).collect();
+    check_batches(
+        "atomic digests shared",
+        &digests,
+        |&d| atomic.contains_digest(d),
+        |w, out| shared.contains_digests_shared(w, out),
+    );
+    // Every member is found (no false negative on the batched path).
+    let mut out = Vec::new();
+    let members: Vec<u64> = members().collect();
+    classic.contains_batch(&members, &mut out);
+    assert!(out.iter().all(|&a| a));
+    blocked.contains_batch(&members, &mut out);
+    assert!(out.iter().all(|&a| a));
+}
