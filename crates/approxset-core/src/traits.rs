@@ -542,6 +542,8 @@ mod tests {
     struct Exact {
         counts: HashMap<u128, usize>,
         len: usize,
+        /// Calls of the overriding `contains_digests`.
+        batches: std::sync::atomic::AtomicUsize,
     }
 
     impl ApproxSet for Exact {
@@ -553,6 +555,12 @@ mod tests {
         }
         fn contains_digest(&self, d: Digest) -> bool {
             self.counts.contains_key(&d.to_u128())
+        }
+        fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+            self.batches
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            out.clear();
+            out.extend(digests.iter().map(|&d| self.contains_digest(d)));
         }
         fn hash_key(&self) -> HashKey {
             HashKey::from_seed(7)
@@ -639,6 +647,38 @@ mod tests {
         boxed.clear();
         assert!(boxed.is_empty());
         assert_eq!(boxed.variant(), "exact");
+    }
+
+    #[test]
+    fn batches_reach_the_override_through_boxes_and_references() {
+        let mut plain = Exact::default();
+        for i in (0..1_000u32).step_by(3) {
+            plain.insert(&i).unwrap();
+        }
+        let keys: Vec<u32> = (0..1_000).collect();
+        let expected: Vec<bool> = keys.iter().map(|k| k % 3 == 0).collect();
+        // (batch length, chunks of 256 it is hashed in)
+        for (len, chunks) in [(0, 1), (1, 1), (256, 1), (257, 2), (1_000, 4)] {
+            let before = *plain.batches.get_mut();
+            let mut out = vec![true; 7];
+            {
+                let by_mut: &mut dyn ApproxSet = &mut plain;
+                by_mut.contains_batch(&keys[..len], &mut out);
+            }
+            assert_eq!(out, expected[..len], "{len} keys");
+            assert_eq!(*plain.batches.get_mut() - before, chunks, "{len} keys");
+        }
+        let boxed: Box<dyn ApproxSet> = Box::new(plain);
+        let digests: Vec<Digest> = keys.iter().map(|k| boxed.digest(k)).collect();
+        let mut out = Vec::new();
+        // Generic code over the box: the forwarding impl must forward it.
+        fn batch<S: ApproxSet + ?Sized>(s: &S, d: &[Digest], out: &mut Vec<bool>) {
+            s.contains_digests(d, out);
+        }
+        batch(&boxed, &digests, &mut out);
+        assert_eq!(out, expected);
+        // 1 + 1 + 1 + 2 + 4 calls above, and this one.
+        assert!(format!("{boxed:?}").ends_with("batches: 10 }"));
     }
 
     #[test]
