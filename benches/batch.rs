@@ -5,8 +5,11 @@
 //! peer, and the same two paths from precomputed digests (`contains_digest`
 //! against `contains_digests`), which leaves hashing out.
 //!
-//! Each iteration answers the next 1024 non-members into one `Vec<bool>`;
-//! criterion reports the time per key. Run with
+//! Also insert (of members again, into the full filter), one key at a time
+//! against `insert_batch`.
+//!
+//! Each iteration answers the next 1024 non-members into one `Vec<bool>`
+//! (or inserts the next 1024 members); criterion reports the time per key. Run with
 //! `cargo bench --bench batch -- --warm-up-time 1 --measurement-time 5`.
 
 #[allow(dead_code)] // the `Subject` lookups are for the other benches
@@ -42,7 +45,7 @@ fn window<'a, T>(all: &'a [T], at: &mut usize) -> &'a [T] {
 fn ours<S: ApproxSet>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
-    filter: &S,
+    filter: &mut S,
     keys: &Keys,
 ) {
     let mut out = Vec::with_capacity(BATCH);
@@ -61,6 +64,18 @@ fn ours<S: ApproxSet>(
             black_box(&out);
         })
     });
+    let members = &keys.members;
+    group.bench_function(BenchmarkId::new("insert/one-at-a-time", name), |b| {
+        b.iter(|| {
+            for k in window(members, &mut at) {
+                filter.insert(k).unwrap();
+            }
+        })
+    });
+    group.bench_function(BenchmarkId::new("insert/batched", name), |b| {
+        b.iter(|| filter.insert_batch(window(members, &mut at)).unwrap())
+    });
+    let filter = &*filter;
     let digests: Vec<Digest> = others.iter().map(|k| filter.digest(k)).collect();
     group.bench_function(BenchmarkId::new("digest-miss/one-at-a-time", name), |b| {
         b.iter(|| {
@@ -89,12 +104,12 @@ fn bench(c: &mut Criterion) {
 
     let mut classic: approxset::BloomFilter = common::bloom(N, FP);
     classic.extend(&keys.members);
-    ours(&mut group, "approxset-classic", &classic, &keys);
+    ours(&mut group, "approxset-classic", &mut classic, &keys);
     drop(classic);
 
     let mut blocked: approxset::BlockedBloomFilter = common::bloom(N, FP);
     blocked.extend(&keys.members);
-    ours(&mut group, "approxset-blocked", &blocked, &keys);
+    ours(&mut group, "approxset-blocked", &mut blocked, &keys);
     drop(blocked);
 
     let mut peer = fastbloom::BloomFilter::with_false_pos(FP)

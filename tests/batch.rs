@@ -2,7 +2,8 @@
 //! forms) answer exactly what the one-at-a-time lookups answer, for every
 //! variant, through `dyn ApproxSet` and the concrete types: members,
 //! non-members and false positives, empty batches, lengths on and off every
-//! chunk boundary, and an output vector that held junk.
+//! chunk boundary, and an output vector that held junk; and `insert_batch`
+//! builds the filter that inserting one at a time builds.
 
 use approxset::{
     ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
@@ -258,4 +259,78 @@ fn concrete_types_answer_as_one_at_a_time() {
     assert!(out.iter().all(|&a| a));
     blocked.contains_batch(&members, &mut out);
     assert!(out.iter().all(|&a| a));
+}
+
+/// Inserts `keys` into `a` one at a time (stopping at the first error) and
+/// into `b` by `insert_batch` in batches of the test lengths; both must end
+/// up as the same filter and agree on whether an error came.
+fn check_inserts(
+    what: &str,
+    a: &mut (dyn ApproxSet + Send + Sync),
+    b: &mut (dyn ApproxSet + Send + Sync),
+    keys: &[u64],
+) -> bool {
+    let one = keys.iter().try_for_each(|k| a.insert(k).map(drop));
+    let mut rest = keys;
+    let mut batched = Ok(());
+    for &len in LENGTHS.iter().cycle() {
+        if rest.is_empty() || batched.is_err() {
+            break;
+        }
+        let (now, later) = rest.split_at(len.min(rest.len()));
+        batched = b.insert_batch(now);
+        rest = later;
+    }
+    assert_eq!(
+        one.is_err(),
+        batched.is_err(),
+        "{what}: {one:?} vs {batched:?}"
+    );
+    assert_eq!(a.len(), b.len(), "{what}");
+    assert_eq!(a.to_bytes().unwrap(), b.to_bytes().unwrap(), "{what}");
+    batched.is_err()
+}
+
+#[test]
+fn insert_batch_builds_the_filter_that_one_at_a_time_builds() {
+    for &variant in Variant::ALL {
+        let build = || variant.builder().seed(13).build(3_000, 0.01).unwrap();
+        let keys: Vec<u64> = (0..3_000).map(|i| i * 7 + 1).collect();
+        let (mut a, mut b) = (build(), build());
+        assert!(!check_inserts(
+            &variant.to_string(),
+            &mut *a,
+            &mut *b,
+            &keys
+        ));
+        assert!(keys.iter().all(|k| b.contains(k)), "{variant}");
+        // Past its room a cuckoo filter refuses: the batch stops where the
+        // loop stops, keeping what went in.
+        let (mut a, mut b) = (build(), build());
+        let many: Vec<u64> = (0..20_000).collect();
+        let refused = check_inserts(&format!("{variant} overfilled"), &mut *a, &mut *b, &many);
+        assert_eq!(refused, variant == Variant::Cuckoo, "{variant}");
+    }
+    // The concrete Bloom core's inherent form.
+    let mut a = BloomFilter::with_fp_rate(0.01)
+        .seed(2)
+        .expected_items(5_000)
+        .unwrap();
+    let mut b = a.clone();
+    let digests: Vec<Digest> = (0..5_000u32).map(|i| a.hash_key().digest(&i)).collect();
+    for &d in &digests {
+        a.insert_digest(d);
+    }
+    b.insert_digests(&digests);
+    assert_eq!(a, b);
+    let mut a = BlockedBloomFilter::with_fp_rate(0.01)
+        .seed(2)
+        .expected_items(5_000)
+        .unwrap();
+    let mut b = a.clone();
+    for &d in &digests {
+        a.insert_digest(d);
+    }
+    ApproxSetExt::insert_batch(&mut b, &(0..5_000u32).collect::<Vec<_>>()).unwrap();
+    assert_eq!(a, b);
 }

@@ -12,7 +12,7 @@ use approxset_core::{BuildOptions, Digest, Error, HashKey, Result, Value};
 use crate::bits::BitVec;
 use crate::builder::{Builder, FpRate, NumBits};
 use crate::cells::Cells;
-use crate::layout::{BATCH_CHUNK, Layout, all_probes, first_probes};
+use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic),
@@ -124,13 +124,9 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         out.reserve(digests.len());
         for chunk in digests.chunks(BATCH_CHUNK) {
             let start = out.len();
-            // Pass 0: ask for the lines of every key's first probes (a hint,
-            // where the target has one), so they arrive together.
-            for &digest in chunk {
-                for pos in self.positions(digest).take(L::PREFETCH) {
-                    self.cells.prefetch(pos);
-                }
-            }
+            // Pass 0: ask for the lines of every key's first probes.
+            let lines = if L::ONE_LINE { 1 } else { PROBE_GROUP };
+            self.prefetch(chunk, lines);
             // Pass 1: the first group of probes of every key. Nothing
             // branches on the bits read, so the loads of different keys
             // are independent and their misses overlap.
@@ -145,6 +141,42 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
                 if *answer {
                     *answer = self.contains_digest(digest);
                 }
+            }
+        }
+    }
+
+    /// Inserts every digest, in order: the filter is then the one that
+    /// [`insert_digest`](Self::insert_digest) on each would have built.
+    /// The positions of a chunk of keys are prefetched before they are set,
+    /// so their cache misses overlap (`docs/design.md`, "Batched lookups").
+    ///
+    /// ```
+    /// use approxset_bloom::BloomFilter;
+    ///
+    /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
+    /// let digests: Vec<_> = (0..100u32).map(|i| f.hash_key().digest(&i)).collect();
+    /// f.insert_digests(&digests);
+    /// assert!(digests.iter().all(|&d| f.contains_digest(d)));
+    /// assert_eq!(f.len(), 100);
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    pub fn insert_digests(&mut self, digests: &[Digest]) {
+        let lines = if L::ONE_LINE { 1 } else { self.hashes as usize };
+        for chunk in digests.chunks(BATCH_CHUNK) {
+            self.prefetch(chunk, lines);
+            for &digest in chunk {
+                self.insert_digest(digest);
+            }
+        }
+    }
+
+    /// Asks for the lines of the first `lines` positions of every digest (a
+    /// hint, where the target has one), so that they arrive together.
+    #[inline]
+    fn prefetch(&self, digests: &[Digest], lines: usize) {
+        for &digest in digests {
+            for pos in self.positions(digest).take(lines) {
+                self.cells.prefetch(pos);
             }
         }
     }

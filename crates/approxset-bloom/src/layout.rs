@@ -36,10 +36,10 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     /// The `hashes` positions of `digest` in a filter of `bits` bits.
     fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64>;
 
-    /// Positions a batched lookup prefetches per key: the first group of
-    /// probes, or one when they all share a cache line.
+    /// Whether a key's positions all fall in one cache line, so that the
+    /// batched operations prefetch one position per key.
     #[doc(hidden)]
-    const PREFETCH: usize = PROBE_GROUP;
+    const ONE_LINE: bool = false;
 }
 
 /// The classic layout: `k` positions anywhere in the `m` bits, by enhanced
@@ -143,7 +143,7 @@ const SALTS: [u64; sizing::MAX_HASHES as usize] = {
 impl Layout for Blocked {
     const NAME: &'static str = "blocked";
     const TAG: u8 = approxset_core::format::tag::BLOCKED;
-    const PREFETCH: usize = 1;
+    const ONE_LINE: bool = true;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::blocked_params(items, fp_rate)
@@ -168,7 +168,7 @@ impl Layout for Blocked {
 }
 
 /// Probes read together before a branch in [`all_probes`].
-const PROBE_GROUP: usize = 3;
+pub(crate) const PROBE_GROUP: usize = 3;
 
 /// Whether `test` holds at every position, reading the positions three at a
 /// time with no branch inside a group, so the group's cache misses overlap
@@ -198,7 +198,8 @@ pub(crate) fn all_probes(
 }
 
 /// Keys whose first probes [`Bloom::contains_digests`](crate::Bloom::contains_digests)
-/// prefetches and reads together: enough to keep the core's outstanding
+/// prefetches and reads together (and whose positions
+/// [`Bloom::insert_digests`](crate::Bloom::insert_digests) prefetches): enough to keep the core's outstanding
 /// misses busy, few enough that their lines are still cached when they are
 /// read (32 measured better than 16, 64 and 128 at 10⁷ keys).
 pub(crate) const BATCH_CHUNK: usize = 32;

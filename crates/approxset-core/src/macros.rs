@@ -165,8 +165,10 @@ impl BytesOutcome for Result<Vec<u8>> {
 /// name, so each filter writes its methods once. The inherent
 /// `insert_digest` may return `bool` or `Result<bool>`, and `to_bytes`
 /// `Vec<u8>` or `Result<Vec<u8>>`; `parameters` returns
-/// `Vec<(&'static str, Value)>`. With `batch`, `contains_digests` forwards
-/// to the filter's inherent method too (the default loop otherwise).
+/// `Vec<(&'static str, Value)>`. With `batch`, `contains_digests` and
+/// `insert_digests` forward to the filter's inherent methods too (the
+/// default loops otherwise); the inherent `insert_digests` returns `()`,
+/// for filters whose inserts cannot fail.
 ///
 /// ```ignore
 /// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);
@@ -182,6 +184,11 @@ macro_rules! impl_approx_set {
             #[inline]
             fn contains_digests(&self, digests: &[$crate::Digest], out: &mut ::std::vec::Vec<bool>) {
                 <$ty>::contains_digests(self, digests, out)
+            }
+            #[inline]
+            fn insert_digests(&mut self, digests: &[$crate::Digest]) -> $crate::Result<()> {
+                <$ty>::insert_digests(self, digests);
+                Ok(())
             }
         });
     };

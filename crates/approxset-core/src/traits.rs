@@ -106,6 +106,19 @@ pub trait ApproxSet: fmt::Debug {
         out.extend(digests.iter().map(|&digest| self.contains_digest(digest)));
     }
 
+    /// Inserts every digest, in order, as [`insert_digest`](Self::insert_digest)
+    /// on each would; the Bloom filters prefetch a chunk's positions first.
+    ///
+    /// # Errors
+    /// As [`insert_digest`](Self::insert_digest): the first error stops the
+    /// batch, and the digests before it stay inserted.
+    fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
+        for &digest in digests {
+            self.insert_digest(digest)?;
+        }
+        Ok(())
+    }
+
     /// The 128-bit key this filter hashes items with.
     fn hash_key(&self) -> HashKey;
 
@@ -241,6 +254,44 @@ pub trait ApproxSetExt: ApproxSet {
         });
     }
 
+    /// Inserts every item, in order (see [`insert`](Self::insert)): hashed a
+    /// chunk at a time and handed to [`ApproxSet::insert_digests`].
+    ///
+    /// ```
+    /// use approxset_core::ApproxSetExt;
+    /// # use approxset_core::{ApproxSet, Digest, HashKey, Result};
+    /// # #[derive(Debug, Default)]
+    /// # struct Exact(std::collections::HashSet<u128>, HashKey);
+    /// # impl ApproxSet for Exact {
+    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
+    /// #     fn hash_key(&self) -> HashKey { self.1 }
+    /// #     fn len(&self) -> usize { self.0.len() }
+    /// #     fn capacity(&self) -> usize { usize::MAX }
+    /// #     fn fp_rate(&self) -> f64 { 0.0 }
+    /// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
+    /// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
+    /// #     fn clear(&mut self) { self.0.clear() }
+    /// #     fn variant(&self) -> &'static str { "exact" }
+    /// # }
+    /// let mut set = Exact::default();
+    /// set.insert_batch(&["alice", "bob"])?;
+    /// assert!(set.contains("bob"));
+    /// # Ok::<(), approxset_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`ApproxSet::insert_digests`]: the first error stops the batch,
+    /// and the items before it stay inserted.
+    fn insert_batch<K: Key>(&mut self, items: &[K]) -> Result<()> {
+        let key = self.hash_key();
+        let mut buf = [Digest::new(0, 0); BATCH_CHUNK];
+        for chunk in items.chunks(BATCH_CHUNK) {
+            self.insert_digests(hash_chunk(key, chunk, &mut buf))?;
+        }
+        Ok(())
+    }
+
     /// Inserts a byte string: the same key as `insert(bytes)`, and as
     /// `insert("x")` for the bytes of `"x"`.
     ///
@@ -272,10 +323,21 @@ pub trait ApproxSetExt: ApproxSet {
 
 impl<S: ApproxSet + ?Sized> ApproxSetExt for S {}
 
-/// Keys that [`ApproxSetExt::contains_batch`] hashes before it looks them
-/// up: enough for the filter to overlap their cache misses, few enough that
+/// Keys that [`ApproxSetExt::contains_batch`] and
+/// [`ApproxSetExt::insert_batch`] hash before they look them up or insert
+/// them: enough for the filter to overlap their cache misses, few enough that
 /// their digests stay on the stack (4 KiB).
 const BATCH_CHUNK: usize = 256;
+
+/// The digests of `chunk` (at most `buf.len()` items) under `key`, in `buf`.
+#[inline]
+fn hash_chunk<'b, K: Key>(key: HashKey, chunk: &[K], buf: &'b mut [Digest]) -> &'b [Digest] {
+    let digests = &mut buf[..chunk.len()];
+    for (d, item) in digests.iter_mut().zip(chunk) {
+        *d = key.digest(item);
+    }
+    digests
+}
 
 /// Hashes `items` under `key` a chunk at a time and answers each chunk with
 /// `lookup` (which clears its output), so that `out` is cleared and gets one
@@ -288,23 +350,16 @@ pub(crate) fn by_chunks<K: Key>(
     out: &mut Vec<bool>,
     mut lookup: impl FnMut(&[Digest], &mut Vec<bool>),
 ) {
-    fn hash<'b, K: Key>(key: HashKey, chunk: &[K], buf: &'b mut [Digest]) -> &'b [Digest] {
-        let digests = &mut buf[..chunk.len()];
-        for (d, item) in digests.iter_mut().zip(chunk) {
-            *d = key.digest(item);
-        }
-        digests
-    }
     let mut buf = [Digest::new(0, 0); BATCH_CHUNK];
     if items.len() <= BATCH_CHUNK {
-        lookup(hash(key, items, &mut buf), out);
+        lookup(hash_chunk(key, items, &mut buf), out);
         return;
     }
     out.clear();
     out.reserve(items.len());
     let mut answers = Vec::with_capacity(BATCH_CHUNK);
     for chunk in items.chunks(BATCH_CHUNK) {
-        lookup(hash(key, chunk, &mut buf), &mut answers);
+        lookup(hash_chunk(key, chunk, &mut buf), &mut answers);
         out.extend_from_slice(&answers);
     }
 }
@@ -386,6 +441,10 @@ macro_rules! forward_approx_set {
             #[inline]
             fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
                 (**self).contains_digests(digests, out)
+            }
+            #[inline]
+            fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
+                (**self).insert_digests(digests)
             }
             fn hash_key(&self) -> HashKey {
                 (**self).hash_key()
@@ -471,6 +530,15 @@ macro_rules! inherent_generic_methods {
             #[inline]
             pub fn contains_batch<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
                 ApproxSetExt::contains_batch(self, items, out)
+            }
+
+            /// Inserts every item, in order; see [`ApproxSetExt::insert_batch`].
+            ///
+            /// # Errors
+            /// As [`ApproxSetExt::insert_batch`].
+            #[inline]
+            pub fn insert_batch<K: Key>(&mut self, items: &[K]) -> Result<()> {
+                ApproxSetExt::insert_batch(self, items)
             }
 
             /// Inserts a byte string; see [`ApproxSetExt::insert_bytes`].
