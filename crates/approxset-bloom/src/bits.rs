@@ -7,6 +7,8 @@ use approxset_core::format::Reader;
 use approxset_core::sizing::check_memory;
 use approxset_core::{Error, Result};
 
+use crate::cells::check_words;
+
 /// A fixed-length array of bits in `u64` words, with a running count of ones.
 ///
 /// The words start on a 64-byte boundary, so each 512-bit block of the
@@ -123,21 +125,7 @@ impl BitVec {
     }
 
     fn checked(buf: Vec<u64>, offset: usize, len: u64) -> Result<Self> {
-        let words = &buf[offset..];
-        if words.len() as u64 != len.div_ceil(64) {
-            return Err(Error::corrupt(format!(
-                "{} bits need {} words, the payload has {}",
-                len,
-                len.div_ceil(64),
-                words.len()
-            )));
-        }
-        if len % 64 != 0 {
-            let last = words[words.len() - 1];
-            if last >> (len % 64) != 0 {
-                return Err(Error::corrupt("bits set past the end of the filter"));
-            }
-        }
+        check_words(&buf[offset..], len, 64, "bits")?;
         Ok(BitVec {
             buf,
             offset,

@@ -4,7 +4,7 @@
 //! sizing, persistence and bookkeeping are written once over this trait.
 
 use approxset_core::format::{Reader, Writer, tag};
-use approxset_core::{Result, Value};
+use approxset_core::{Error, Result, Value};
 
 pub use crate::atomic::AtomicBits;
 pub use crate::bits::BitVec;
@@ -162,4 +162,27 @@ impl Cells<Classic> for Counters {
             ("saturated", self.saturated().into()),
         ]
     }
+}
+
+/// Checks serialized cell words: exactly ⌈len/per_word⌉ of them, holding
+/// `per_word` equal-width cells each, with the cells past `len` clear;
+/// `what` names the cells ("bits", "counters") in the error.
+pub(crate) fn check_words(words: &[u64], len: u64, per_word: u64, what: &str) -> Result<()> {
+    if words.len() as u64 != len.div_ceil(per_word) {
+        return Err(Error::corrupt(format!(
+            "{} {what} need {} words, the payload has {}",
+            len,
+            len.div_ceil(per_word),
+            words.len()
+        )));
+    }
+    if len % per_word != 0 {
+        let last = words[words.len() - 1];
+        if last >> ((len % per_word) * (64 / per_word)) != 0 {
+            return Err(Error::corrupt(format!(
+                "{what} set past the end of the filter"
+            )));
+        }
+    }
+    Ok(())
 }

@@ -1,8 +1,10 @@
 //! Counter storage of the counting Bloom filter: 4-bit counters packed
 //! sixteen to a `u64`, saturating (sticky) at 15.
 
+use approxset_core::Result;
 use approxset_core::sizing::zeroed_words;
-use approxset_core::{Error, Result};
+
+use crate::cells::check_words;
 
 /// The value at which a counter sticks.
 pub(crate) const SATURATED: u8 = 15;
@@ -43,20 +45,7 @@ impl Counters {
     /// Counters from serialized words: exactly ⌈len/16⌉ of them, with the
     /// nibbles past `len` zero.
     pub(crate) fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
-        if words.len() as u64 != len.div_ceil(16) {
-            return Err(Error::corrupt(format!(
-                "{} counters need {} words, the payload has {}",
-                len,
-                len.div_ceil(16),
-                words.len()
-            )));
-        }
-        if len % 16 != 0 {
-            let last = words[words.len() - 1];
-            if last >> ((len % 16) * 4) != 0 {
-                return Err(Error::corrupt("counters set past the end of the filter"));
-            }
-        }
+        check_words(&words, len, 16, "counters")?;
         let mut nonzero = 0;
         let mut saturated = 0;
         for &w in &words {
