@@ -73,13 +73,18 @@ fn removing_by_any_path_removes_the_same_key() {
     }
 }
 
-#[test]
-fn integers_are_portable_bytes() {
-    let mut f = Variant::Classic
+/// The classic filter the single-variant tests below use.
+fn classic() -> Box<dyn ApproxSet + Send + Sync> {
+    Variant::Classic
         .builder()
         .seed(1)
         .build(1000, 0.001)
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn integers_are_portable_bytes() {
+    let mut f = classic();
     for i in 0..500u64 {
         f.insert(&i).unwrap();
     }
@@ -94,11 +99,7 @@ fn integers_are_portable_bytes() {
 fn hashed_is_a_separate_explicit_path() {
     #[derive(Hash)]
     struct Point(i32, i32);
-    let mut f = Variant::Classic
-        .builder()
-        .seed(1)
-        .build(1000, 0.001)
-        .unwrap();
+    let mut f = classic();
     f.insert(&Hashed(Point(1, 2))).unwrap();
     assert!(f.contains(&Hashed(Point(1, 2))));
 }
