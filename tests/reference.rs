@@ -62,6 +62,12 @@ fn digests() -> impl Strategy<Value = Vec<Digest>> {
     )
 }
 
+/// The inputs both layouts are checked on: a size in bits, a number of
+/// hashes, the digests inserted and more digests queried.
+fn inputs() -> impl Strategy<Value = (u64, u32, Vec<Digest>, Vec<Digest>)> {
+    (1u64..4000, 1u32..16, digests(), digests())
+}
+
 /// Fills `fast` and the naive model with `inserted` and checks they agree
 /// on the count of set bits and on every answer.
 fn agree<L: approxset::Layout>(
@@ -91,23 +97,13 @@ proptest! {
     #![proptest_config(proptest_config(256))]
 
     #[test]
-    fn classic_matches_naive(
-        bits in 1u64..4000,
-        k in 1u32..16,
-        inserted in digests(),
-        queried in digests(),
-    ) {
+    fn classic_matches_naive((bits, k, inserted, queried) in inputs()) {
         let fast = BloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
         agree(fast, false, k, &inserted, &queried)?;
     }
 
     #[test]
-    fn partitioned_matches_naive(
-        bits in 1u64..4000,
-        k in 1u32..16,
-        inserted in digests(),
-        queried in digests(),
-    ) {
+    fn partitioned_matches_naive((bits, k, inserted, queried) in inputs()) {
         let fast = PartitionedBloomFilter::with_num_bits(bits).seed(0).hashes(k).unwrap();
         agree(fast, true, k, &inserted, &queried)?;
     }
