@@ -15,7 +15,7 @@ mod common;
 
 use std::hint::black_box;
 
-use approxset::{ApproxSetExt, Digest};
+use approxset::{ApproxSet, ApproxSetExt, Digest};
 use common::Keys;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
@@ -32,31 +32,13 @@ fn digests(c: &mut Criterion, keys: &Keys) {
         blocked.insert(k);
         classic.insert(k);
     }
-    let misses: Vec<Digest> = keys.others.iter().map(|k| blocked.digest(k)).collect();
-    let mut i = 0usize;
-    group.bench_function(
-        BenchmarkId::new("contains-digest-miss", "approxset-blocked"),
-        |b| {
-            b.iter(|| {
-                i = (i + 1) % n;
-                black_box(blocked.contains_digest(black_box(misses[i])))
-            })
-        },
-    );
-    let misses: Vec<Digest> = keys.others.iter().map(|k| classic.digest(k)).collect();
-    group.bench_function(
-        BenchmarkId::new("contains-digest-miss", "approxset-classic"),
-        |b| {
-            b.iter(|| {
-                i = (i + 1) % n;
-                black_box(classic.contains_digest(black_box(misses[i])))
-            })
-        },
-    );
+    contains_digest_miss(&mut group, "approxset-blocked", &blocked, keys);
+    contains_digest_miss(&mut group, "approxset-classic", &classic, keys);
     // The reference: one random 8-byte read over as many bytes as the
     // blocked filter holds.
     let words = blocked.memory_bytes() / 8;
     let array: Vec<u64> = (0..words as u64).collect();
+    let mut i = 0usize;
     let index: Vec<usize> = keys.others.iter().map(|k| (*k as usize) % words).collect();
     group.bench_function(BenchmarkId::new("random-read", "array"), |b| {
         b.iter(|| {
@@ -65,6 +47,24 @@ fn digests(c: &mut Criterion, keys: &Keys) {
         })
     });
     group.finish();
+}
+
+/// contains of a non-member through its precomputed digest, cycling over
+/// the others' digests.
+fn contains_digest_miss<F: ApproxSet>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    filter: &F,
+    keys: &Keys,
+) {
+    let misses: Vec<Digest> = keys.others.iter().map(|k| filter.digest(k)).collect();
+    let mut i = 0usize;
+    group.bench_function(BenchmarkId::new("contains-digest-miss", name), |b| {
+        b.iter(|| {
+            i = (i + 1) % misses.len();
+            black_box(filter.contains_digest(black_box(misses[i])))
+        })
+    });
 }
 
 /// Inserting every member from `threads` threads, each its share, into a
