@@ -25,14 +25,20 @@ fn members() -> impl Iterator<Item = Vec<u8>> {
     (0..50).map(|i| format!("golden-{i}").into_bytes())
 }
 
+/// An empty filter for `items` items with `bits`-bit fingerprints, rate
+/// 0.5, seed 42.
+fn empty(bits: u32, items: usize) -> CuckooFilter {
+    CuckooFilter::with_fp_rate(0.5)
+        .fingerprint_bits(bits)
+        .seed(SEED)
+        .expected_items(items)
+        .unwrap()
+}
+
 /// A filter for 100 items with `bits`-bit fingerprints, seed 42, holding
 /// the 50 members.
 fn sample(bits: u32) -> CuckooFilter {
-    let mut f = CuckooFilter::with_fp_rate(0.5)
-        .fingerprint_bits(bits)
-        .seed(SEED)
-        .expected_items(100)
-        .unwrap();
+    let mut f = empty(bits, 100);
     for k in members() {
         f.insert_bytes(&k).unwrap();
     }
@@ -41,11 +47,7 @@ fn sample(bits: u32) -> CuckooFilter {
 
 /// A filter of 2 buckets filled to its stash with 9 items.
 fn stashed(bits: u32) -> CuckooFilter {
-    let mut f = CuckooFilter::with_fp_rate(0.5)
-        .fingerprint_bits(bits)
-        .seed(SEED)
-        .expected_items(5)
-        .unwrap();
+    let mut f = empty(bits, 5);
     let mut i = 0u32;
     while f.len() < 9 {
         // A ninth copy of a fingerprint in a 2-bucket table is refused;
