@@ -130,7 +130,49 @@ pub(crate) fn write_svg(path: &Path, chart: &Chart) -> Result<(), CliError> {
     let mut svg = String::new();
     render(&mut svg, chart)
         .map_err(|e| CliError::failure(format!("cannot draw plot '{}': {e}", path.display())))?;
+    let svg = with_desc(&svg, &format!("regenerate with: {}", command_line()));
     files::write_atomically(path, svg.as_bytes(), "plot")
+}
+
+/// This run's command line, as `approxset ARG…`, each argument that is not
+/// plain quoted for a POSIX shell.
+fn command_line() -> String {
+    let mut line = String::from("approxset");
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy();
+        let plain = !arg.is_empty()
+            && arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+%@".contains(c));
+        line.push(' ');
+        if plain {
+            line.push_str(&arg);
+        } else {
+            line.push('\'');
+            line.push_str(&arg.replace('\'', "'\\''"));
+            line.push('\'');
+        }
+    }
+    line
+}
+
+/// `svg` with a `<desc>` element holding `text` (escaped for XML) right
+/// after its `<svg …>` tag, or first when there is none.
+fn with_desc(svg: &str, text: &str) -> String {
+    let text = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let desc = format!("\n<desc>{text}</desc>");
+    let at = svg
+        .find("<svg")
+        .and_then(|start| svg[start..].find('>').map(|end| start + end + 1))
+        .unwrap_or(0);
+    let mut out = String::with_capacity(svg.len() + desc.len());
+    out.push_str(&svg[..at]);
+    out.push_str(&desc);
+    out.push_str(&svg[at..]);
+    out
 }
 
 /// Draws `chart` as SVG text into `svg`.
@@ -364,6 +406,16 @@ pub(crate) fn log_range(values: impl IntoIterator<Item = f64>, floor: f64) -> Ra
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_command_goes_into_a_desc_element_escaped() {
+        let svg = "<?xml version=\"1.0\"?>\n<svg width=\"9\">\n<rect/>\n</svg>\n";
+        let out = super::with_desc(svg, "a --b <c> & d");
+        assert_eq!(
+            out,
+            "<?xml version=\"1.0\"?>\n<svg width=\"9\">\n<desc>a --b &lt;c&gt; &amp; d</desc>\n<rect/>\n</svg>\n"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -514,6 +514,12 @@ fn plots_are_svg_with_labelled_axes() {
         for text in texts {
             assert!(svg.contains(text), "{file} lacks {text:?}");
         }
+        // The plot names the command that made it.
+        let made_by = format!(
+            "<desc>regenerate with: approxset {} --json</desc>",
+            all.join(" ")
+        );
+        assert!(svg.contains(&made_by), "{file} lacks {made_by:?}");
     }
     // Only the plots: no temporary file left behind.
     assert_eq!(
