@@ -4,5 +4,5 @@
 use crate::cells::Cells;
 use crate::{Bloom, Layout, ScalableBloomFilter};
 
-approxset_core::serde_as_binary_format!(<L: Layout, C: Cells<L>> Bloom<L, C>);
-approxset_core::serde_as_binary_format!(ScalableBloomFilter);
+approxset_core::serde_as_binary_format!([L: Layout, C: Cells<L>] Bloom<L, C>);
+approxset_core::serde_as_binary_format!([] ScalableBloomFilter);

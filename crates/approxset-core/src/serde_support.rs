@@ -65,18 +65,19 @@ impl<'de, T> Visitor<'de> for FilterVisitor<T> {
 /// Implements `serde::Serialize` and `serde::Deserialize` for a filter type
 /// with an inherent `to_bytes(&self) -> Vec<u8>` and `from_bytes(&[u8]) ->
 /// Result<Self>`: it serializes as its binary format ([`serialize`]) and
-/// deserializes through `from_bytes` ([`deserialize`]). Generic parameters
-/// and their bounds go in angle brackets before the type. The calling crate
-/// must depend on `serde`.
+/// deserializes through `from_bytes` ([`deserialize`]). The brackets hold
+/// the impl's generic parameters, as for
+/// [`impl_approx_set!`](crate::impl_approx_set). The calling crate must
+/// depend on `serde`.
 ///
 /// ```ignore
-/// approxset_core::serde_as_binary_format!(CuckooFilter);
-/// approxset_core::serde_as_binary_format!(<L: Layout, C: Cells<L>> Bloom<L, C>);
+/// approxset_core::serde_as_binary_format!([L: Layout, C: Cells<L>] Bloom<L, C>);
+/// approxset_core::serde_as_binary_format!([] CuckooFilter);
 /// ```
 #[macro_export]
 macro_rules! serde_as_binary_format {
-    (<$($g:ident: $bound:path),*> $ty:ty) => {
-        impl<$($g: $bound),*> ::serde::Serialize for $ty {
+    ([$($gen:tt)*] $ty:ty) => {
+        impl<$($gen)*> ::serde::Serialize for $ty {
             fn serialize<S: ::serde::Serializer>(
                 &self,
                 serializer: S,
@@ -85,15 +86,12 @@ macro_rules! serde_as_binary_format {
             }
         }
 
-        impl<'de $(, $g: $bound)*> ::serde::Deserialize<'de> for $ty {
+        impl<'de, $($gen)*> ::serde::Deserialize<'de> for $ty {
             fn deserialize<D: ::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> ::core::result::Result<Self, D::Error> {
                 $crate::serde_support::deserialize(deserializer, Self::from_bytes)
             }
         }
-    };
-    ($ty:ty) => {
-        $crate::serde_as_binary_format!(<> $ty);
     };
 }

@@ -3,4 +3,4 @@
 
 use crate::CuckooFilter;
 
-approxset_core::serde_as_binary_format!(CuckooFilter);
+approxset_core::serde_as_binary_format!([] CuckooFilter);
