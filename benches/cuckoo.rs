@@ -12,6 +12,10 @@
 //! slots, an unbounded overflow list); approxset's classic Bloom filter at
 //! 1 % (no removal) and its counting Bloom filter at 1 % (4-bit counters).
 //!
+//! At n = 10⁶ it also measures the cuckoo filter at each fingerprint width
+//! (4, 7, 10, 12, 13, 16, 23 and 32 bits; `cargo bench --bench cuckoo --
+//! bit` for those alone).
+//!
 //! Run with `cargo bench --bench cuckoo`. Each setup prints, on stderr, each
 //! filter's bits per key, measured false-positive rate over 10⁶ fresh keys,
 //! failed inserts and false negatives.
@@ -53,9 +57,27 @@ fn run<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &K
     group.finish();
 }
 
+/// The fingerprint widths measured at 10⁶ keys: narrow buckets in one
+/// `u64`, buckets straddling words, and wide buckets in a `u128`.
+const WIDTHS: [u32; 8] = [4, 7, 10, 12, 13, 16, 23, 32];
+
 fn bench(c: &mut Criterion) {
     for n in [1_000_000usize, 10_000_000] {
         let keys = common::keys(n);
+        if n == 1_000_000 {
+            for bits in WIDTHS {
+                // A target every width meets at its planned load, so the
+                // width is the one asked for.
+                let make = || {
+                    approxset::CuckooFilter::with_fp_rate(0.5)
+                        .fingerprint_bits(bits)
+                        .seed(1)
+                        .expected_items(n)
+                        .unwrap()
+                };
+                run(c, &format!("approxset-cuckoo-{bits}bit"), make, &keys);
+            }
+        }
         let cuckoo_8bit = || {
             approxset::CuckooFilter::with_fp_rate(0.03)
                 .fingerprint_bits(8)
