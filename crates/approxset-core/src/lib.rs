@@ -35,6 +35,7 @@
 
 mod concurrent;
 mod error;
+mod forwarding;
 pub mod format;
 pub mod hash;
 mod key;
