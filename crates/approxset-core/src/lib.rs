@@ -35,8 +35,8 @@
 
 mod concurrent;
 mod error;
-mod forwarding;
 pub mod format;
+mod forwarding;
 pub mod hash;
 mod key;
 mod macros;
