@@ -36,6 +36,7 @@ mod persist;
 mod serde_impl;
 mod sizing;
 mod table;
+mod width;
 
 pub use approxset_core::{Error, Result};
 pub use builder::CuckooBuilder;
