@@ -8,6 +8,12 @@
 //! Also insert (of members again, into the full filter), one key at a time
 //! against `insert_batch`.
 //!
+//! The group `single/n=…` (n = 10⁶ and 10⁷) takes single lookups apart:
+//! the hash alone, the lookup from precomputed hashes, and both, for the
+//! classic and blocked filters and fastbloom (see [`single`]). Run it alone
+//! with `cargo bench --bench batch -- --warm-up-time 1 --measurement-time 5
+//! single/`.
+//!
 //! Each iteration answers the next 1024 non-members into one `Vec<bool>`
 //! (or inserts the next 1024 members); criterion reports the time per key. Run with
 //! `cargo bench --bench batch -- --warm-up-time 1 --measurement-time 5`.
@@ -134,5 +140,179 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// One SipHash-1-3 round.
+#[inline(always)]
+fn sip_round(v: &mut [u64; 4]) {
+    v[0] = v[0].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(13) ^ v[0];
+    v[0] = v[0].rotate_left(32);
+    v[2] = v[2].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(16) ^ v[2];
+    v[0] = v[0].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(21) ^ v[0];
+    v[2] = v[2].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(17) ^ v[2];
+    v[2] = v[2].rotate_left(32);
+}
+
+/// The same digest as `HashKey::digest(&x)` for a `u64` (SipHash-1-3,
+/// 128-bit output, of its 8 little-endian bytes), written out for the one
+/// 8-byte block: what a fast path for fixed-width keys would cost, against
+/// the streaming hasher the library goes through.
+#[inline]
+fn digest_u64((k0, k1): (u64, u64), x: u64) -> Digest {
+    let mut v = [
+        k0 ^ 0x736f_6d65_7073_6575,
+        k1 ^ 0x646f_7261_6e64_6f6d ^ 0xee,
+        k0 ^ 0x6c79_6765_6e65_7261,
+        k1 ^ 0x7465_6462_7974_6573,
+    ];
+    v[3] ^= x;
+    sip_round(&mut v);
+    v[0] ^= x;
+    let last = 8u64 << 56;
+    v[3] ^= last;
+    sip_round(&mut v);
+    v[0] ^= last;
+    v[2] ^= 0xee;
+    for _ in 0..3 {
+        sip_round(&mut v);
+    }
+    let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    v[1] ^= 0xdd;
+    for _ in 0..3 {
+        sip_round(&mut v);
+    }
+    Digest::new(h1, v[0] ^ v[1] ^ v[2] ^ v[3])
+}
+
+/// One row of [`single`]: `f` over the next window of `keys`, one key at a
+/// time, into one `Vec`.
+fn row<T>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    keys: &[u64],
+    f: impl Fn(&u64) -> T,
+) {
+    let (mut out, mut at) = (Vec::with_capacity(BATCH), 0);
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            out.clear();
+            out.extend(window(keys, &mut at).iter().map(&f));
+            black_box(&out);
+        })
+    });
+}
+
+/// Single lookups, one key at a time, at n = 10⁶ and 10⁷: where the time
+/// goes. `hash/*` hashes only: our 128-bit SipHash-1-3 digest through the
+/// library (`approxset-128`) and written out for one `u64`
+/// (`sip13-128-u64`, the same digest), against fastbloom's 64-bit
+/// SipHash-1-3 source hash. `<filter>-miss` and `<filter>-hit` look up
+/// non-members and members: `contains` from keys, `digest` (or `hash` for
+/// fastbloom) from precomputed hashes, so memory alone, and
+/// `sip13-128-u64` from keys through the written-out hash. The probe-order
+/// A/B of the classic filter (first probe alone, first two, then one or
+/// three at a time), its code and its figures are in the message of the
+/// commit that added this group (`git log benches/batch.rs`).
+fn single(c: &mut Criterion) {
+    for n in [1_000_000, N] {
+        let keys = common::keys(n);
+        let mut group = c.benchmark_group(format!("single/n={n}"));
+        group.sample_size(20);
+        group.throughput(Throughput::Elements(BATCH as u64));
+        let (members, others) = (&keys.members[..], &keys.others[..]);
+
+        let mut classic: approxset::BloomFilter = common::bloom(n, FP);
+        classic.extend(members);
+        let hk = classic.hash_key();
+        let parts = hk.to_parts();
+        assert!(
+            others[..1000]
+                .iter()
+                .all(|k| digest_u64(parts, *k) == hk.digest(k))
+        );
+        row(
+            &mut group,
+            BenchmarkId::new("hash", "approxset-128"),
+            others,
+            |k| hk.digest(k),
+        );
+        row(
+            &mut group,
+            BenchmarkId::new("hash", "sip13-128-u64"),
+            others,
+            |&k| digest_u64(parts, k),
+        );
+        let indices: Vec<u64> = (0..n as u64).collect();
+        {
+            let digests: Vec<Digest> = others.iter().map(|k| hk.digest(k)).collect();
+            let f = &classic;
+            row(
+                &mut group,
+                BenchmarkId::new("classic-miss", "digest"),
+                &indices,
+                |&i| f.contains_digest(digests[i as usize]),
+            );
+        }
+        for (name, keys) in [("miss", others), ("hit", members)] {
+            let f = &classic;
+            let id = |what| BenchmarkId::new(format!("classic-{name}"), what);
+            row(&mut group, id("contains"), keys, |k| f.contains(k));
+            row(&mut group, id("sip13-128-u64"), keys, |&k| {
+                f.contains_digest(digest_u64(parts, k))
+            });
+        }
+        drop(classic);
+
+        let mut blocked: approxset::BlockedBloomFilter = common::bloom(n, FP);
+        blocked.extend(members);
+        let digests: Vec<Digest> = others.iter().map(|k| blocked.digest(k)).collect();
+        for (name, keys) in [("miss", others), ("hit", members)] {
+            let f = &blocked;
+            row(
+                &mut group,
+                BenchmarkId::new(format!("blocked-{name}"), "contains"),
+                keys,
+                |k| f.contains(k),
+            );
+        }
+        row(
+            &mut group,
+            BenchmarkId::new("blocked-miss", "digest"),
+            &indices,
+            |&i| blocked.contains_digest(digests[i as usize]),
+        );
+        drop(blocked);
+
+        let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
+            .seed(&1)
+            .expected_items(n);
+        peer.extend(members);
+        row(
+            &mut group,
+            BenchmarkId::new("hash", "fastbloom-64"),
+            others,
+            |k| peer.source_hash(k),
+        );
+        let hashes: Vec<u64> = others.iter().map(|k| peer.source_hash(k)).collect();
+        row(
+            &mut group,
+            BenchmarkId::new("fastbloom-miss", "hash"),
+            &indices,
+            |&i| peer.contains_hash(hashes[i as usize]),
+        );
+        for (name, keys) in [("miss", others), ("hit", members)] {
+            row(
+                &mut group,
+                BenchmarkId::new(format!("fastbloom-{name}"), "contains"),
+                keys,
+                |k| peer.contains(k),
+            );
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench, single);
 criterion_main!(benches);
