@@ -124,8 +124,11 @@ impl AtomicBits {
     }
 
     /// Sets the bits at `positions`, all in one 512-bit block, through
-    /// `&self`: one mask per word of the block, and an atomic `fetch_or` only
-    /// for words that miss a bit. Whether any bit was clear.
+    /// `&self`: one mask per word of the block; if every bit is set already
+    /// nothing is written (the line stays shared between cores), otherwise
+    /// one atomic `fetch_or` per word that has a bit to set. No branch
+    /// depends on which words those are, but the loop's length. Whether
+    /// any bit was clear.
     #[inline]
     fn set_block(&self, positions: impl Iterator<Item = u64>) -> bool {
         let mut masks = [0u64; 8];
@@ -133,17 +136,29 @@ impl AtomicBits {
         for pos in positions {
             let word = (pos >> 6) as usize;
             let base = *first.get_or_insert(word & !7);
-            masks[word - base] |= 1 << (pos & 63);
+            masks[(word - base) & 7] |= 1 << (pos & 63);
         }
         let Some(base) = first else { return false };
-        let block = &self.words()[base..base + 8];
-        let mut changed = false;
-        for (word, mask) in block.iter().zip(masks) {
-            if mask != 0 && word.load(Ordering::Relaxed) & mask != mask {
-                changed |= word.fetch_or(mask, Ordering::Relaxed) & mask != mask;
-            }
+        let block: &[AtomicU64; 8] = self.words()[base..base + 8]
+            .try_into()
+            .expect("a block is 8 words");
+        let missing = block.iter().zip(masks).fold(0, |missing, (word, mask)| {
+            missing | (mask & !word.load(Ordering::Relaxed))
+        });
+        if missing == 0 {
+            return false;
         }
-        changed
+        let mut words = masks
+            .iter()
+            .enumerate()
+            .fold(0u32, |set, (i, &mask)| set | (u32::from(mask != 0) << i));
+        let mut changed = 0;
+        while words != 0 {
+            let i = words.trailing_zeros() as usize;
+            words &= words - 1;
+            changed |= masks[i] & !block[i].fetch_or(masks[i], Ordering::Relaxed);
+        }
+        changed != 0
     }
 
     fn load_words(&self) -> impl ExactSizeIterator<Item = u64> + '_ {

@@ -94,17 +94,14 @@ impl HashKey {
     /// the same as [`digest_bytes`](Self::digest_bytes).
     #[inline]
     pub fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
-        let mut sink = KeySink::hashing(self.k0, self.k1);
-        item.write_key(&mut sink);
-        Digest::from_u128(sink.finish128())
+        item.digest_under(self)
     }
 
     /// The digest of a byte string: the same on every platform.
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
-        let mut hasher = SipHasher13::new_with_keys(self.k0, self.k1);
-        hasher.write(bytes);
-        Digest::from_u128(hasher.finish128().as_u128())
+        let hash = SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
+        Digest::from_u128(hash.as_u128())
     }
 }
 
