@@ -140,52 +140,6 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// One SipHash-1-3 round.
-#[inline(always)]
-fn sip_round(v: &mut [u64; 4]) {
-    v[0] = v[0].wrapping_add(v[1]);
-    v[1] = v[1].rotate_left(13) ^ v[0];
-    v[0] = v[0].rotate_left(32);
-    v[2] = v[2].wrapping_add(v[3]);
-    v[3] = v[3].rotate_left(16) ^ v[2];
-    v[0] = v[0].wrapping_add(v[3]);
-    v[3] = v[3].rotate_left(21) ^ v[0];
-    v[2] = v[2].wrapping_add(v[1]);
-    v[1] = v[1].rotate_left(17) ^ v[2];
-    v[2] = v[2].rotate_left(32);
-}
-
-/// The same digest as `HashKey::digest(&x)` for a `u64` (SipHash-1-3,
-/// 128-bit output, of its 8 little-endian bytes), written out for the one
-/// 8-byte block: what a fast path for fixed-width keys would cost, against
-/// the streaming hasher the library goes through.
-#[inline]
-fn digest_u64((k0, k1): (u64, u64), x: u64) -> Digest {
-    let mut v = [
-        k0 ^ 0x736f_6d65_7073_6575,
-        k1 ^ 0x646f_7261_6e64_6f6d ^ 0xee,
-        k0 ^ 0x6c79_6765_6e65_7261,
-        k1 ^ 0x7465_6462_7974_6573,
-    ];
-    v[3] ^= x;
-    sip_round(&mut v);
-    v[0] ^= x;
-    let last = 8u64 << 56;
-    v[3] ^= last;
-    sip_round(&mut v);
-    v[0] ^= last;
-    v[2] ^= 0xee;
-    for _ in 0..3 {
-        sip_round(&mut v);
-    }
-    let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
-    v[1] ^= 0xdd;
-    for _ in 0..3 {
-        sip_round(&mut v);
-    }
-    Digest::new(h1, v[0] ^ v[1] ^ v[2] ^ v[3])
-}
-
 /// One row of [`single`]: `f` over the next window of `keys`, one key at a
 /// time, into one `Vec`.
 fn row<T>(
@@ -206,12 +160,12 @@ fn row<T>(
 
 /// Single lookups, one key at a time, at n = 10⁶ and 10⁷: where the time
 /// goes. `hash/*` hashes only: our 128-bit SipHash-1-3 digest through the
-/// library (`approxset-128`) and written out for one `u64`
-/// (`sip13-128-u64`, the same digest), against fastbloom's 64-bit
-/// SipHash-1-3 source hash. `<filter>-miss` and `<filter>-hit` look up
-/// non-members and members: `contains` from keys, `digest` (or `hash` for
-/// fastbloom) from precomputed hashes, so memory alone, and
-/// `sip13-128-u64` from keys through the written-out hash. The probe-order
+/// library (`approxset-128`) against fastbloom's 64-bit SipHash-1-3 source
+/// hash. `<filter>-miss` and `<filter>-hit` look up non-members and
+/// members: `contains` from keys, `digest` (or `hash` for fastbloom) from
+/// precomputed hashes, so memory alone. (A digest written out for one
+/// `u64` was a row here until the library's one-pass digest matched its
+/// time; see the commit that removed it.) The probe-order
 /// A/B of the classic filter (first probe alone, first two, then one or
 /// three at a time), its code and its figures are in the message of the
 /// commit that added this group (`git log benches/batch.rs`).
@@ -226,23 +180,11 @@ fn single(c: &mut Criterion) {
         let mut classic: approxset::BloomFilter = common::bloom(n, FP);
         classic.extend(members);
         let hk = classic.hash_key();
-        let parts = hk.to_parts();
-        assert!(
-            others[..1000]
-                .iter()
-                .all(|k| digest_u64(parts, *k) == hk.digest(k))
-        );
         row(
             &mut group,
             BenchmarkId::new("hash", "approxset-128"),
             others,
             |k| hk.digest(k),
-        );
-        row(
-            &mut group,
-            BenchmarkId::new("hash", "sip13-128-u64"),
-            others,
-            |&k| digest_u64(parts, k),
         );
         let indices: Vec<u64> = (0..n as u64).collect();
         {
@@ -259,9 +201,6 @@ fn single(c: &mut Criterion) {
             let f = &classic;
             let id = |what| BenchmarkId::new(format!("classic-{name}"), what);
             row(&mut group, id("contains"), keys, |k| f.contains(k));
-            row(&mut group, id("sip13-128-u64"), keys, |&k| {
-                f.contains_digest(digest_u64(parts, k))
-            });
         }
         drop(classic);
 
