@@ -17,11 +17,11 @@
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::{BuildHasher, Hash};
 
-use siphasher::sip128::{Hasher128, SipHasher13};
+use siphasher::sip128::SipHasher13;
 
-use crate::key::{Key, KeySink};
+use crate::key::Key;
 
 /// The 128-bit SipHash key of a filter.
 ///
