@@ -253,5 +253,76 @@ fn single(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench, single);
+/// An experiment for issue 11, not a library path: what a 64-bit source
+/// hash would give. The classic and blocked filters are filled through
+/// `insert_digest` with digests made of fastbloom's 64-bit SipHash-1-3
+/// source hash `h` (the same hasher and cost as fastbloom's) as
+/// `Digest::new(h, splitmix64(h))`, then looked up one key at a time the
+/// same way (`<filter>-<miss|hit>/sip64`), beside the library's 128-bit
+/// digest (`contains`) and fastbloom, in the same group. Each setup prints
+/// the measured false-positive rate over the non-members on stderr. Run
+/// with `cargo bench --bench batch -- digest64/`.
+fn digest64(c: &mut Criterion) {
+    for n in [1_000_000, N] {
+        let keys = common::keys(n);
+        let mut group = c.benchmark_group(format!("digest64/n={n}"));
+        group.sample_size(20);
+        group.throughput(Throughput::Elements(BATCH as u64));
+        let (members, others) = (&keys.members[..], &keys.others[..]);
+        let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
+            .seed(&1)
+            .expected_items(n);
+        peer.extend(members);
+        let peer = &peer;
+        let d64 = |k: &u64| {
+            let h = peer.source_hash(k);
+            let mut state = h;
+            Digest::new(h, approxset::hash::splitmix64(&mut state))
+        };
+        let mut classic: approxset::BloomFilter = common::bloom(n, FP);
+        let mut classic64 = classic.clone();
+        classic.extend(members);
+        members.iter().for_each(|k| {
+            classic64.insert_digest(d64(k));
+        });
+        let mut blocked: approxset::BlockedBloomFilter = common::bloom(n, FP);
+        let mut blocked64 = blocked.clone();
+        blocked.extend(members);
+        members.iter().for_each(|k| {
+            blocked64.insert_digest(d64(k));
+        });
+        let rate = |f: &dyn Fn(&u64) -> bool| {
+            others.iter().filter(|k| f(k)).count() as f64 / others.len() as f64
+        };
+        eprintln!(
+            "digest64/n={n}: measured fp over {} non-members: classic {:.5}, classic sip64 {:.5}, blocked {:.5}, blocked sip64 {:.5}",
+            others.len(),
+            rate(&|k| classic.contains(k)),
+            rate(&|k| classic64.contains_digest(d64(k))),
+            rate(&|k| blocked.contains(k)),
+            rate(&|k| blocked64.contains_digest(d64(k))),
+        );
+        for (name, keys) in [("miss", others), ("hit", members)] {
+            let id = |filter: &str, what: &str| BenchmarkId::new(format!("{filter}-{name}"), what);
+            row(&mut group, id("classic", "contains"), keys, |k| {
+                classic.contains(k)
+            });
+            row(&mut group, id("classic", "sip64"), keys, |k| {
+                classic64.contains_digest(d64(k))
+            });
+            row(&mut group, id("blocked", "contains"), keys, |k| {
+                blocked.contains(k)
+            });
+            row(&mut group, id("blocked", "sip64"), keys, |k| {
+                blocked64.contains_digest(d64(k))
+            });
+            row(&mut group, id("fastbloom", "contains"), keys, |k| {
+                peer.contains(k)
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench, single, digest64);
 criterion_main!(benches);
