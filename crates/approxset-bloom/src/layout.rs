@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 
 use approxset_core::Result;
-use approxset_core::hash::{Digest, reduce};
+use approxset_core::hash::{Digest, SPLITMIX64_GAMMA, mix64, reduce};
 use approxset_core::sizing::{self, BloomParams};
 
 mod sealed {
@@ -128,13 +128,10 @@ const SALTS: [u64; sizing::MAX_HASHES as usize] = {
     let mut state: u64 = 0x5A17_B10C_ED00_0001;
     let mut i = 0;
     while i < salts.len() {
-        // SplitMix64, written out because const fns cannot take `&mut`
-        // through core's function here.
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        salts[i] = (z ^ (z >> 31)) | 1;
+        // SplitMix64, stepped by hand: a const block cannot call
+        // `splitmix64`, which takes `&mut`.
+        state = state.wrapping_add(SPLITMIX64_GAMMA);
+        salts[i] = mix64(state) | 1;
         i += 1;
     }
     salts

@@ -3,7 +3,7 @@
 //! hashing).
 
 use approxset_core::Digest;
-use approxset_core::hash::reduce;
+use approxset_core::hash::{SPLITMIX64_GAMMA, mix64, reduce};
 
 use crate::table::Width;
 
@@ -20,10 +20,7 @@ pub(crate) fn fingerprint<W: Width>(digest: Digest) -> u64 {
 /// multiply-shift.
 #[inline(always)]
 pub(crate) fn offset(fp: u64, buckets: usize) -> usize {
-    let mut z = fp.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
+    let z = mix64(fp.wrapping_mul(SPLITMIX64_GAMMA));
     2 * reduce(z, (buckets / 2) as u64) as usize + 1
 }
 
