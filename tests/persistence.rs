@@ -351,39 +351,24 @@ fn apply(bytes: &[u8], mutations: &[Mutation]) -> Vec<u8> {
 fn corruption_is_an_error(variant: Variant, mutations: &[Mutation]) -> Result<(), TestCaseError> {
     let bytes = sample(variant).to_bytes().unwrap();
     let bad = apply(&bytes, mutations);
-    prop_assume!(bad != bytes);
-    prop_assert!(
-        approxset::load(&bad).is_err(),
-        "{variant}: corrupted bytes loaded"
-    );
+    // A mutation that writes a byte's own value proves nothing.
+    if bad != bytes {
+        prop_assert!(
+            approxset::load(&bad).is_err(),
+            "{variant}: corrupted bytes loaded"
+        );
+    }
     Ok(())
 }
 
 proptest! {
     #![proptest_config(proptest_config(10_000))]
 
+    /// Every variant's sample file, mutated the same way.
     #[test]
-    fn corrupted_classic_is_an_error(m in proptest::collection::vec(mutation(), 1..4)) {
-        corruption_is_an_error(Variant::Classic, &m)?;
-    }
-
-    #[test]
-    fn corrupted_partitioned_is_an_error(m in proptest::collection::vec(mutation(), 1..4)) {
-        corruption_is_an_error(Variant::Partitioned, &m)?;
-    }
-
-    #[test]
-    fn corrupted_counting_is_an_error(m in proptest::collection::vec(mutation(), 1..4)) {
-        corruption_is_an_error(Variant::Counting, &m)?;
-    }
-
-    #[test]
-    fn corrupted_cuckoo_is_an_error(m in proptest::collection::vec(mutation(), 1..4)) {
-        corruption_is_an_error(Variant::Cuckoo, &m)?;
-    }
-
-    #[test]
-    fn corrupted_scalable_is_an_error(m in proptest::collection::vec(mutation(), 1..4)) {
-        corruption_is_an_error(Variant::Scalable, &m)?;
+    fn corrupted_files_are_errors(m in proptest::collection::vec(mutation(), 1..4)) {
+        for &variant in Variant::ALL {
+            corruption_is_an_error(variant, &m)?;
+        }
     }
 }
