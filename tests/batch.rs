@@ -5,9 +5,10 @@
 //! chunk boundary, and an output vector that held junk; and `insert_batch`
 //! builds the filter that inserting one at a time builds.
 
+use approxset::cells::Cells;
 use approxset::{
-    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
-    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest,
+    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, Bloom, BloomFilter,
+    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest, Layout,
     PartitionedBloomFilter, ScalableBloomFilter, Variant,
 };
 
@@ -16,6 +17,14 @@ use approxset::{
 const LENGTHS: &[usize] = &[
     0, 1, 2, 7, 31, 32, 33, 63, 255, 256, 257, 511, 513, 1000, 4099,
 ];
+
+/// A filter of the Bloom family for 2,000 keys at 1 %, seed 5.
+fn bloom<L: Layout, C: Cells<L>>() -> Bloom<L, C> {
+    Bloom::with_fp_rate(0.01)
+        .seed(5)
+        .expected_items(2_000)
+        .unwrap()
+}
 
 /// Keys 0..2n interleaved so every batch mixes members (even) and
 /// non-members (odd), some of which are false positives.
@@ -177,26 +186,11 @@ fn concrete_types_answer_as_one_at_a_time() {
     let keys = queries(3_000);
     let members = || (0..6_000u64).step_by(2);
 
-    let mut classic = BloomFilter::with_fp_rate(0.01)
-        .seed(5)
-        .expected_items(2_000)
-        .unwrap();
-    let mut partitioned = PartitionedBloomFilter::with_fp_rate(0.01)
-        .seed(5)
-        .expected_items(2_000)
-        .unwrap();
-    let mut counting = CountingBloomFilter::with_fp_rate(0.01)
-        .seed(5)
-        .expected_items(2_000)
-        .unwrap();
-    let mut blocked = BlockedBloomFilter::with_fp_rate(0.01)
-        .seed(5)
-        .expected_items(2_000)
-        .unwrap();
-    let atomic = AtomicBloomFilter::with_fp_rate(0.01)
-        .seed(5)
-        .expected_items(2_000)
-        .unwrap();
+    let mut classic: BloomFilter = bloom();
+    let mut partitioned: PartitionedBloomFilter = bloom();
+    let mut counting: CountingBloomFilter = bloom();
+    let mut blocked: BlockedBloomFilter = bloom();
+    let atomic: AtomicBloomFilter = bloom();
     let mut cuckoo = CuckooFilter::with_fp_rate(0.01)
         .seed(5)
         .expected_items(4_000)
