@@ -130,15 +130,19 @@ impl AtomicBits {
     /// depends on which words those are, but the loop's length. Whether
     /// any bit was clear.
     #[inline]
-    fn set_block(&self, positions: impl Iterator<Item = u64>) -> bool {
+    fn set_block(&self, mut positions: impl Iterator<Item = u64>) -> bool {
+        let Some(first) = positions.next() else {
+            return false;
+        };
+        let base = (first >> 6) as usize & !7;
         let mut masks = [0u64; 8];
-        let mut first = None;
-        for pos in positions {
-            let word = (pos >> 6) as usize;
-            let base = *first.get_or_insert(word & !7);
-            masks[(word - base) & 7] |= 1 << (pos & 63);
+        // Bit i: word i of the block has a bit to set.
+        let mut touched = 0u32;
+        for pos in std::iter::once(first).chain(positions) {
+            let i = (pos >> 6) as usize & 7;
+            masks[i] |= 1 << (pos & 63);
+            touched |= 1 << i;
         }
-        let Some(base) = first else { return false };
         let block: &[AtomicU64; 8] = self.words()[base..base + 8]
             .try_into()
             .expect("a block is 8 words");
@@ -148,14 +152,10 @@ impl AtomicBits {
         if missing == 0 {
             return false;
         }
-        let mut words = masks
-            .iter()
-            .enumerate()
-            .fold(0u32, |set, (i, &mask)| set | (u32::from(mask != 0) << i));
         let mut changed = 0;
-        while words != 0 {
-            let i = words.trailing_zeros() as usize;
-            words &= words - 1;
+        while touched != 0 {
+            let i = touched.trailing_zeros() as usize;
+            touched &= touched - 1;
             changed |= masks[i] & !block[i].fetch_or(masks[i], Ordering::Relaxed);
         }
         changed != 0
