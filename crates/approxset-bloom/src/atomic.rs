@@ -139,6 +139,7 @@ impl AtomicBits {
         // Bit i: word i of the block has a bit to set.
         let mut touched = 0u32;
         for pos in std::iter::once(first).chain(positions) {
+            debug_assert_eq!((pos >> 6) as usize & !7, base, "one block");
             let i = (pos >> 6) as usize & 7;
             masks[i] |= 1 << (pos & 63);
             touched |= 1 << i;
