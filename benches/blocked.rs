@@ -7,7 +7,8 @@
 //!   (`random-read`: one independent 8-byte load per iteration, indices
 //!   precomputed, no pointer chasing);
 //! - inserting all n keys with 1 and 2 threads into our `AtomicBloomFilter`
-//!   and fastbloom's `AtomicBloomFilter`.
+//!   (one key at a time, and `insert_batch_shared`) and fastbloom's
+//!   `AtomicBloomFilter`.
 //!
 //! Run with `cargo bench --bench blocked`.
 
@@ -75,7 +76,7 @@ fn insert_all<F: Sync>(
     keys: &Keys,
     threads: usize,
     make: impl Fn() -> F,
-    insert: impl Fn(&F, &u64) + Sync,
+    insert: impl Fn(&F, &[u64]) + Sync,
 ) {
     let share = keys.members.len().div_ceil(threads);
     let id = BenchmarkId::new(format!("insert-all-{threads}-threads"), name);
@@ -84,7 +85,7 @@ fn insert_all<F: Sync>(
             std::thread::scope(|s| {
                 for part in keys.members.chunks(share) {
                     let (f, insert) = (&f, &insert);
-                    s.spawn(move || part.iter().for_each(|k| insert(f, k)));
+                    s.spawn(move || insert(f, part));
                 }
             });
             f
@@ -109,9 +110,24 @@ fn threaded_inserts(c: &mut Criterion, keys: &Keys) {
                     .expected_items(n)
                     .unwrap()
             },
-            |f, k| {
-                f.insert_shared(k);
+            |f, part| {
+                for k in part {
+                    f.insert_shared(k);
+                }
             },
+        );
+        insert_all(
+            &mut group,
+            "approxset-atomic-batched",
+            keys,
+            threads,
+            || {
+                approxset::AtomicBloomFilter::with_fp_rate(FP)
+                    .seed(1)
+                    .expected_items(n)
+                    .unwrap()
+            },
+            |f, part| f.insert_batch_shared(part),
         );
         insert_all(
             &mut group,
@@ -123,8 +139,10 @@ fn threaded_inserts(c: &mut Criterion, keys: &Keys) {
                     .seed(&1)
                     .expected_items(n)
             },
-            |f, k| {
-                f.insert(k);
+            |f, part| {
+                for k in part {
+                    f.insert(k);
+                }
             },
         );
     }

@@ -328,3 +328,37 @@ fn insert_batch_builds_the_filter_that_one_at_a_time_builds() {
     ApproxSetExt::insert_batch(&mut b, &(0..5_000u32).collect::<Vec<_>>()).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn insert_batch_shared_builds_the_filter_that_one_at_a_time_builds() {
+    let keys: Vec<u32> = (0..5_000).collect();
+    for &len in LENGTHS {
+        let one: AtomicBloomFilter = bloom();
+        let batched: AtomicBloomFilter = bloom();
+        let through_dyn: AtomicBloomFilter = bloom();
+        for k in &keys[..len] {
+            one.insert_shared(k);
+        }
+        batched.insert_batch_shared(&keys[..len]);
+        let shared: &(dyn ConcurrentApproxSet + Send + Sync) = &through_dyn;
+        shared.insert_batch_shared(&keys[..len]);
+        assert_eq!(one, batched, "{len} keys");
+        assert_eq!(one, through_dyn, "{len} keys, dyn");
+        assert_eq!(batched.len(), len);
+        assert!(keys[..len].iter().all(|k| batched.contains(k)), "{len}");
+    }
+    // Two threads batching halves build the single thread's bits.
+    let one: AtomicBloomFilter = bloom();
+    keys.iter().for_each(|k| {
+        one.insert_shared(k);
+    });
+    let two: AtomicBloomFilter = bloom();
+    std::thread::scope(|s| {
+        for half in keys.chunks(keys.len() / 2) {
+            let two = &two;
+            s.spawn(move || two.insert_batch_shared(half));
+        }
+    });
+    assert_eq!(one, two);
+    assert_eq!(two.len(), keys.len());
+}

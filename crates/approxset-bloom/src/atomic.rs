@@ -11,7 +11,7 @@ use crate::BlockedBloomFilter;
 use crate::bits::BitVec;
 use crate::bloom::Bloom;
 use crate::cells::Cells;
-use crate::layout::{Blocked, Layout};
+use crate::layout::{BATCH_CHUNK, Blocked, Layout};
 
 /// A cache-blocked Bloom filter that threads share: `insert_shared` and
 /// `contains` take `&self`, bits are set with an atomic `fetch_or`, and no
@@ -285,6 +285,35 @@ impl Bloom<Blocked, AtomicBits> {
         changed
     }
 
+    /// Inserts every item through `&self`, in order, as
+    /// [`insert_shared`](Self::insert_shared) on each would, a chunk at a
+    /// time (see [`insert_digests_shared`](Self::insert_digests_shared)).
+    ///
+    /// ```
+    /// use approxset_bloom::AtomicBloomFilter;
+    ///
+    /// let filter = AtomicBloomFilter::with_fp_rate(0.01).seed(7).expected_items(1_000)?;
+    /// filter.insert_batch_shared(&["alice", "bob"]);
+    /// assert!(filter.contains("bob"));
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    pub fn insert_batch_shared<K: approxset_core::Key>(&self, items: &[K]) {
+        approxset_core::ConcurrentApproxSetExt::insert_batch_shared(self, items)
+    }
+
+    /// Inserts every digest through `&self`, in order, as
+    /// [`insert_digest_shared`](Self::insert_digest_shared) on each would:
+    /// a chunk's blocks are prefetched before their bits are set, so their
+    /// cache misses overlap.
+    pub fn insert_digests_shared(&self, digests: &[Digest]) {
+        for chunk in digests.chunks(BATCH_CHUNK) {
+            self.prefetch(chunk, 1);
+            for &digest in chunk {
+                self.insert_digest_shared(digest);
+            }
+        }
+    }
+
     /// The same filter as a [`BlockedBloomFilter`] (one copy of the bits).
     pub fn into_blocked(self) -> BlockedBloomFilter {
         let len = self.len();
@@ -329,6 +358,9 @@ impl ConcurrentApproxSet for AtomicBloomFilter {
     #[inline]
     fn contains_digests_shared(&self, digests: &[Digest], out: &mut Vec<bool>) {
         self.contains_digests(digests, out)
+    }
+    fn insert_digests_shared(&self, digests: &[Digest]) {
+        AtomicBloomFilter::insert_digests_shared(self, digests)
     }
     fn hash_key(&self) -> HashKey {
         self.key

@@ -173,7 +173,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// Asks for the lines of the first `lines` positions of every digest (a
     /// hint, where the target has one), so that they arrive together.
     #[inline]
-    fn prefetch(&self, digests: &[Digest], lines: usize) {
+    pub(crate) fn prefetch(&self, digests: &[Digest], lines: usize) {
         for &digest in digests {
             for pos in self.positions(digest).take(lines) {
                 self.cells.prefetch(pos);

@@ -39,6 +39,16 @@ pub trait ConcurrentApproxSet {
         );
     }
 
+    /// Inserts every digest, in order, as
+    /// [`insert_digest_shared`](Self::insert_digest_shared) on each would.
+    /// The default is a loop; `AtomicBloomFilter` asks for a chunk's blocks
+    /// before it sets their bits, so that their cache misses overlap.
+    fn insert_digests_shared(&self, digests: &[Digest]) {
+        for &digest in digests {
+            self.insert_digest_shared(digest);
+        }
+    }
+
     /// The 128-bit key this filter hashes items with.
     fn hash_key(&self) -> HashKey;
 }
@@ -67,6 +77,20 @@ pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
             self.contains_digests_shared(digests, answers)
         });
     }
+
+    /// Inserts every item, in order, as
+    /// [`insert_shared`](Self::insert_shared) on each would; hashed a chunk
+    /// at a time, then inserted through
+    /// [`insert_digests_shared`](ConcurrentApproxSet::insert_digests_shared).
+    #[inline]
+    fn insert_batch_shared<K: Key>(&self, items: &[K]) {
+        let inserted: Result<(), std::convert::Infallible> =
+            crate::traits::insert_by_chunks(self.hash_key(), items, |digests| {
+                self.insert_digests_shared(digests);
+                Ok(())
+            });
+        let Ok(()) = inserted;
+    }
 }
 
 impl<S: ConcurrentApproxSet + ?Sized> ConcurrentApproxSetExt for S {}
@@ -92,6 +116,13 @@ macro_rules! inherent_shared_methods {
             #[inline]
             pub fn contains_batch_shared<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
                 ConcurrentApproxSetExt::contains_batch_shared(self, items, out)
+            }
+
+            /// Inserts every item, in order; see
+            /// [`ConcurrentApproxSetExt::insert_batch_shared`].
+            #[inline]
+            pub fn insert_batch_shared<K: Key>(&self, items: &[K]) {
+                ConcurrentApproxSetExt::insert_batch_shared(self, items)
             }
         }
     )*};

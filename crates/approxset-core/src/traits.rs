@@ -284,12 +284,9 @@ pub trait ApproxSetExt: ApproxSet {
     /// As [`ApproxSet::insert_digests`]: the first error stops the batch,
     /// and the items before it stay inserted.
     fn insert_batch<K: Key>(&mut self, items: &[K]) -> Result<()> {
-        let key = self.hash_key();
-        let mut buf = [Digest::new(0, 0); BATCH_CHUNK];
-        for chunk in items.chunks(BATCH_CHUNK) {
-            self.insert_digests(hash_chunk(key, chunk, &mut buf))?;
-        }
-        Ok(())
+        insert_by_chunks(self.hash_key(), items, |digests| {
+            self.insert_digests(digests)
+        })
     }
 
     /// Inserts a byte string: the same key as `insert(bytes)`, and as
@@ -337,6 +334,21 @@ fn hash_chunk<'b, K: Key>(key: HashKey, chunk: &[K], buf: &'b mut [Digest]) -> &
         *d = key.digest(item);
     }
     digests
+}
+
+/// Hashes `items` under `key` a chunk at a time and hands each chunk's
+/// digests to `insert`, in order, stopping at the first error.
+#[inline]
+pub(crate) fn insert_by_chunks<K: Key, E>(
+    key: HashKey,
+    items: &[K],
+    mut insert: impl FnMut(&[Digest]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let mut buf = [Digest::new(0, 0); BATCH_CHUNK];
+    for chunk in items.chunks(BATCH_CHUNK) {
+        insert(hash_chunk(key, chunk, &mut buf))?;
+    }
+    Ok(())
 }
 
 /// Hashes `items` under `key` a chunk at a time and answers each chunk with
