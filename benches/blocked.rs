@@ -98,18 +98,19 @@ fn threaded_inserts(c: &mut Criterion, keys: &Keys) {
     let n = keys.members.len();
     let mut group = c.benchmark_group(format!("n={n}"));
     group.sample_size(10);
+    let ours = || {
+        approxset::AtomicBloomFilter::with_fp_rate(FP)
+            .seed(1)
+            .expected_items(n)
+            .unwrap()
+    };
     for threads in [1usize, 2] {
         insert_all(
             &mut group,
             "approxset-atomic",
             keys,
             threads,
-            || {
-                approxset::AtomicBloomFilter::with_fp_rate(FP)
-                    .seed(1)
-                    .expected_items(n)
-                    .unwrap()
-            },
+            ours,
             |f, part| {
                 for k in part {
                     f.insert_shared(k);
@@ -121,12 +122,7 @@ fn threaded_inserts(c: &mut Criterion, keys: &Keys) {
             "approxset-atomic-batched",
             keys,
             threads,
-            || {
-                approxset::AtomicBloomFilter::with_fp_rate(FP)
-                    .seed(1)
-                    .expected_items(n)
-                    .unwrap()
-            },
+            ours,
             |f, part| f.insert_batch_shared(part),
         );
         insert_all(
