@@ -10,9 +10,10 @@
 //!
 //! The group `single/n=…` (n = 10⁶ and 10⁷) takes single lookups apart:
 //! the hash alone, the lookup from precomputed hashes, and both, for the
-//! classic and blocked filters and fastbloom (see [`single`]). Run it alone
-//! with `cargo bench --bench batch -- --warm-up-time 1 --measurement-time 5
-//! single/`.
+//! classic and blocked filters and fastbloom, beside the floor of a
+//! one-line lookup (a hash, then one dependent random read; see
+//! [`single`]). Run it alone with `cargo bench --bench batch --
+//! --warm-up-time 1 --measurement-time 5 single/`.
 //!
 //! Each iteration answers the next 1024 non-members into one `Vec<bool>`
 //! (or inserts the next 1024 members); criterion reports the time per key. Run with
@@ -23,6 +24,7 @@ mod common;
 
 use std::hint::black_box;
 
+use approxset::hash::reduce;
 use approxset::{ApproxSet, ApproxSetExt, Digest};
 use common::Keys;
 use criterion::measurement::WallTime;
@@ -163,9 +165,13 @@ fn row<T>(
 /// library (`approxset-128`) against fastbloom's 64-bit SipHash-1-3 source
 /// hash. `<filter>-miss` and `<filter>-hit` look up non-members and
 /// members: `contains` from keys, `digest` (or `hash` for fastbloom) from
-/// precomputed hashes, so memory alone. (A digest written out for one
-/// `u64` was a row here until the library's one-pass digest matched its
-/// time; see the commit that removed it.) The probe-order
+/// precomputed hashes, so memory alone. `read/array` is one random 8-byte
+/// read per key over an array of the blocked filter's size, and
+/// `hash-then-read/…` the same read at an index taken from the key's hash
+/// (ours or fastbloom's): the floor of any filter that hashes a key and
+/// reads one line for it. (A digest written out for one `u64` was a row
+/// here until the library's one-pass digest matched its time; see the
+/// commit that removed it.) The probe-order
 /// A/B of the classic filter (first probe alone, first two, then one or
 /// three at a time), its code and its figures are in the message of the
 /// commit that added this group (`git log benches/batch.rs`).
@@ -222,6 +228,25 @@ fn single(c: &mut Criterion) {
             &indices,
             |&i| blocked.contains_digest(digests[i as usize]),
         );
+        // The floor of any filter that reads one line per key: one random
+        // 8-byte read over as many bytes as the blocked filter holds, alone
+        // (`read/array`: the key is the index) and after hashing the key
+        // (`hash-then-read/…`: the read's address depends on the hash).
+        let words: Vec<u64> = (0..blocked.memory_bytes() as u64 / 8).collect();
+        let at = |h: u64| words[reduce(h, words.len() as u64) as usize];
+        row(
+            &mut group,
+            BenchmarkId::new("read", "array"),
+            others,
+            |&k| at(k),
+        );
+        let hk = blocked.hash_key();
+        row(
+            &mut group,
+            BenchmarkId::new("hash-then-read", "approxset-128"),
+            others,
+            |k| at(hk.digest(k).h1()),
+        );
         drop(blocked);
 
         let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
@@ -233,6 +258,12 @@ fn single(c: &mut Criterion) {
             BenchmarkId::new("hash", "fastbloom-64"),
             others,
             |k| peer.source_hash(k),
+        );
+        row(
+            &mut group,
+            BenchmarkId::new("hash-then-read", "fastbloom-64"),
+            others,
+            |k| at(peer.source_hash(k)),
         );
         let hashes: Vec<u64> = others.iter().map(|k| peer.source_hash(k)).collect();
         row(
