@@ -42,10 +42,7 @@ fn digests(c: &mut Criterion, keys: &Keys) {
     let mut i = 0usize;
     let index: Vec<usize> = keys.others.iter().map(|k| (*k as usize) % words).collect();
     group.bench_function(BenchmarkId::new("random-read", "array"), |b| {
-        b.iter(|| {
-            i = (i + 1) % n;
-            black_box(array[black_box(index[i])])
-        })
+        b.iter(|| black_box(array[black_box(index[common::step(&mut i, n)])]))
     });
     group.finish();
 }
@@ -62,8 +59,8 @@ fn contains_digest_miss<F: ApproxSet>(
     let mut i = 0usize;
     group.bench_function(BenchmarkId::new("contains-digest-miss", name), |b| {
         b.iter(|| {
-            i = (i + 1) % misses.len();
-            black_box(filter.contains_digest(black_box(misses[i])))
+            let d = misses[common::step(&mut i, misses.len())];
+            black_box(filter.contains_digest(black_box(d)))
         })
     });
 }
