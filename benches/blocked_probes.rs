@@ -13,13 +13,25 @@
 //!   multiply (seven probes per 64-bit word; a layout the format does not
 //!   have).
 //!
-//! Each is looked up with the probes written out for a constant `k`
-//! (`unrolled`) and with a loop over a run-time `k` (`rolled`, as a
-//! library that takes `k` from the filter must); `fields-flat` is the
-//! fields scheme in the form a library could ship (flat words, the block
-//! taken as an array, `k` = 6 picked by one `if`). No shape branches on
-//! the bits it reads. Rows are `<shape>/<miss|hit>`, criterion's time per
-//! 1024 keys; `floor` reads one word of the key's line and tests nothing.
+//! Rows are `<shape>/<miss|hit>`, criterion's time per 1024 keys; only
+//! the library's shape branches on the bits it reads:
+//!
+//! - `library`: `BlockedBloomFilter::contains`;
+//! - `<scheme>-unrolled`: the probes written out for a constant `k`;
+//! - `<scheme>-rolled`: a loop over a run-time `k`, as a library that takes
+//!   `k` from the filter must;
+//! - `<scheme>-fnptr`: the probes for a constant `k` in a function of their
+//!   own, called through a pointer picked once for the filter's `k`;
+//! - `fields-flat`, `salted-table`: the forms a library could ship, over
+//!   flat words from a 64-byte boundary with the block taken as an array,
+//!   `k` read at run time (one `if` for 6; a static table of the `fnptr`
+//!   functions);
+//! - `salted-fnptr-flat` (flat words, the `fnptr` pointer) and
+//!   `salted-table-lines` (the lines, the static table): `salted-table`
+//!   taken apart;
+//! - `floor`: one word of the key's line, no test;
+//! - `fastbloom`: fastbloom 0.17's `contains`.
+//!
 //! The setup prints each scheme's false-positive rate over 10⁶
 //! non-members.
 //!
@@ -131,12 +143,11 @@ impl<const FIELDS: bool> Stand<FIELDS> {
     }
 }
 
-/// The fields scheme as a library would run it: over flat words from a
-/// 64-byte boundary (the library's storage), the block taken as an array
-/// first (one bounds check), and `k` read at run time but specialised for
-/// 6 by one `if`.
+/// The fields scheme's probes over flat words from a 64-byte boundary (the
+/// library's storage), the block taken as an array first (one bounds
+/// check), and `k` read at run time but specialised for 6 by one `if`.
 #[inline(always)]
-fn flat(words: &[u64], k: usize, d: Digest) -> bool {
+fn fields_flat(words: &[u64], k: usize, d: Digest) -> bool {
     let at = reduce(d.h1(), words.len() as u64 / 8) as usize * 8;
     let block: &[u64; 8] = words[at..at + 8].try_into().expect("8 words");
     let test = |i: usize| {
@@ -152,6 +163,53 @@ fn flat(words: &[u64], k: usize, d: Digest) -> bool {
     } else {
         (0..k).fold(true, |all, i| all & test(i))
     }
+}
+
+/// The `K` probes of a block under the fields scheme if `FIELDS`, else
+/// the salted one, no branch: a function for each `K`, to be called
+/// through a pointer.
+fn block_probes<const FIELDS: bool, const K: usize>(block: &[u64; 8], h2: u64) -> bool {
+    let mut all = true;
+    for i in 0..K {
+        let bit = Stand::<FIELDS>::bit(h2, i);
+        all &= block[bit >> 6] >> (bit & 63) & 1 != 0;
+    }
+    all
+}
+
+/// A pointer to one of [`block_probes`].
+type BlockProbes = fn(&[u64; 8], u64) -> bool;
+
+/// The salted probes by `k`, as a static table.
+static SALTED_PROBES: [BlockProbes; 7] = [
+    block_probes::<false, 0>,
+    block_probes::<false, 1>,
+    block_probes::<false, 2>,
+    block_probes::<false, 3>,
+    block_probes::<false, 4>,
+    block_probes::<false, 5>,
+    block_probes::<false, 6>,
+];
+
+/// The salted probes over flat words (as [`fields_flat`]), through
+/// `SALTED_PROBES[k]`.
+#[inline(always)]
+fn salted_table(words: &[u64], k: usize, d: Digest) -> bool {
+    let at = reduce(d.h1(), words.len() as u64 / 8) as usize * 8;
+    let block: &[u64; 8] = words[at..at + 8].try_into().expect("8 words");
+    SALTED_PROBES[k](block, d.h2())
+}
+
+/// The filter's bits as flat words from a 64-byte boundary: the buffer and
+/// where the words start in it.
+fn flat_words<const FIELDS: bool>(filter: &Stand<FIELDS>) -> (Vec<u64>, usize) {
+    let len = filter.lines.len() * 8;
+    let mut buf = vec![0u64; len + 8];
+    let skip = buf.as_ptr().align_offset(64);
+    for (chunk, line) in buf[skip..skip + len].chunks_mut(8).zip(&filter.lines) {
+        chunk.copy_from_slice(&line.0);
+    }
+    (buf, skip)
 }
 
 /// The next window of `BATCH` keys, moving on by one window per call.
@@ -203,20 +261,21 @@ fn bench(c: &mut Criterion) {
         rate(&|d| salted.unrolled(d)),
         rate(&|d| fields.unrolled(d)),
     );
-    // The fields filter's bits again, as flat words from a 64-byte
-    // boundary (the library's storage).
-    let mut buf = vec![0u64; fields.lines.len() * 8 + 8];
-    let skip = buf.as_ptr().align_offset(64);
-    let words = &mut buf[skip..skip + fields.lines.len() * 8];
-    for (chunk, line) in words.chunks_mut(8).zip(&fields.lines) {
-        chunk.copy_from_slice(&line.0);
-    }
-    let words = &*words;
+    let (fbuf, skip) = flat_words(&fields);
+    let fwords = &fbuf[skip..skip + fields.lines.len() * 8];
+    let (sbuf, skip) = flat_words(&salted);
+    let swords = &sbuf[skip..skip + salted.lines.len() * 8];
     let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
         .seed(&1)
         .expected_items(N);
     peer.extend(members);
 
+    // The probes for the filter's k, picked once (as a filter could at
+    // construction) and called through a pointer the compiler cannot see
+    // through.
+    assert_eq!(fields.k, 6);
+    let fprobes: BlockProbes = black_box(block_probes::<true, 6>);
+    let sprobes: BlockProbes = black_box(block_probes::<false, 6>);
     let mut group = c.benchmark_group("blocked_probes");
     group.sample_size(20);
     group.throughput(Throughput::Elements(BATCH as u64));
@@ -236,7 +295,28 @@ fn bench(c: &mut Criterion) {
             fields.rolled(hk.digest(k))
         });
         row(&mut group, id("fields-flat"), keys, |k| {
-            flat(words, fields.k, hk.digest(k))
+            fields_flat(fwords, fields.k, hk.digest(k))
+        });
+        row(&mut group, id("fields-fnptr"), keys, |k| {
+            let d = hk.digest(k);
+            fprobes(&fields.line(d).0, d.h2())
+        });
+        row(&mut group, id("salted-fnptr"), keys, |k| {
+            let d = hk.digest(k);
+            sprobes(&salted.line(d).0, d.h2())
+        });
+        row(&mut group, id("salted-table"), keys, |k| {
+            salted_table(swords, salted.k, hk.digest(k))
+        });
+        row(&mut group, id("salted-fnptr-flat"), keys, |k| {
+            let d = hk.digest(k);
+            let at = reduce(d.h1(), swords.len() as u64 / 8) as usize * 8;
+            let block: &[u64; 8] = swords[at..at + 8].try_into().expect("8 words");
+            sprobes(block, d.h2())
+        });
+        row(&mut group, id("salted-table-lines"), keys, |k| {
+            let d = hk.digest(k);
+            SALTED_PROBES[salted.k](&salted.line(d).0, d.h2())
         });
         row(&mut group, id("floor"), keys, |k| {
             fields.floor(hk.digest(k))
