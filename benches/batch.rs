@@ -21,6 +21,7 @@
 
 #[allow(dead_code)] // the `Subject` lookups are for the other benches
 mod common;
+mod window;
 
 use std::hint::black_box;
 
@@ -31,22 +32,12 @@ use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
+use window::row;
 
 const FP: f64 = 0.01;
 const N: usize = 10_000_000;
 /// Keys answered per iteration.
-const BATCH: usize = 1024;
-
-/// The next window of `BATCH` items of `all`, moving on by one window per
-/// call, so every iteration queries keys not queried just before.
-fn window<'a, T>(all: &'a [T], at: &mut usize) -> &'a [T] {
-    if *at + BATCH > all.len() {
-        *at = 0;
-    }
-    let w = &all[*at..*at + BATCH];
-    *at += BATCH;
-    w
-}
+const BATCH: usize = window::WINDOW;
 
 /// One-at-a-time and batched contains-miss (from keys and from digests) of
 /// one of our filters.
@@ -62,26 +53,30 @@ fn ours<S: ApproxSet>(
     group.bench_function(BenchmarkId::new("contains-miss/one-at-a-time", name), |b| {
         b.iter(|| {
             out.clear();
-            out.extend(window(others, &mut at).iter().map(|k| filter.contains(k)));
+            out.extend(
+                window::next(others, &mut at)
+                    .iter()
+                    .map(|k| filter.contains(k)),
+            );
             black_box(&out);
         })
     });
     group.bench_function(BenchmarkId::new("contains-miss/batched", name), |b| {
         b.iter(|| {
-            filter.contains_batch(window(others, &mut at), &mut out);
+            filter.contains_batch(window::next(others, &mut at), &mut out);
             black_box(&out);
         })
     });
     let members = &keys.members;
     group.bench_function(BenchmarkId::new("insert/one-at-a-time", name), |b| {
         b.iter(|| {
-            for k in window(members, &mut at) {
+            for k in window::next(members, &mut at) {
                 filter.insert(k).unwrap();
             }
         })
     });
     group.bench_function(BenchmarkId::new("insert/batched", name), |b| {
-        b.iter(|| filter.insert_batch(window(members, &mut at)).unwrap())
+        b.iter(|| filter.insert_batch(window::next(members, &mut at)).unwrap())
     });
     let filter = &*filter;
     let digests: Vec<Digest> = others.iter().map(|k| filter.digest(k)).collect();
@@ -89,7 +84,7 @@ fn ours<S: ApproxSet>(
         b.iter(|| {
             out.clear();
             out.extend(
-                window(&digests, &mut at)
+                window::next(&digests, &mut at)
                     .iter()
                     .map(|&d| filter.contains_digest(d)),
             );
@@ -98,7 +93,7 @@ fn ours<S: ApproxSet>(
     });
     group.bench_function(BenchmarkId::new("digest-miss/batched", name), |b| {
         b.iter(|| {
-            filter.contains_digests(window(&digests, &mut at), &mut out);
+            filter.contains_digests(window::next(&digests, &mut at), &mut out);
             black_box(&out);
         })
     });
@@ -131,7 +126,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 out.clear();
                 out.extend(
-                    window(&keys.others, &mut at)
+                    window::next(&keys.others, &mut at)
                         .iter()
                         .map(|k| peer.contains(k)),
                 );
@@ -142,39 +137,22 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// One row of [`single`]: `f` over the next window of `keys`, one key at a
-/// time, into one `Vec`.
-fn row<T>(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    id: BenchmarkId,
-    keys: &[u64],
-    f: impl Fn(&u64) -> T,
-) {
-    let (mut out, mut at) = (Vec::with_capacity(BATCH), 0);
-    group.bench_function(id, |b| {
-        b.iter(|| {
-            out.clear();
-            out.extend(window(keys, &mut at).iter().map(&f));
-            black_box(&out);
-        })
-    });
-}
-
 /// Single lookups, one key at a time, at n = 10⁶ and 10⁷: where the time
 /// goes. `hash/*` hashes only: our 128-bit SipHash-1-3 digest through the
 /// library (`approxset-128`) against fastbloom's 64-bit SipHash-1-3 source
 /// hash. `<filter>-miss` and `<filter>-hit` look up non-members and
-/// members: `contains` from keys (`dyn` through `&dyn ApproxSet`), `digest`
-/// (or `hash` for fastbloom) from precomputed hashes, so memory alone. `read/array` is one random 8-byte
-/// read per key over an array of the blocked filter's size, and
+/// members: `contains` from keys (`dyn` through `&dyn ApproxSet`),
+/// `digest` (or `hash` for fastbloom) from precomputed hashes, so memory
+/// alone. `read/array` is one random 8-byte read per key over an array of
+/// the blocked filter's size, and
 /// `hash-then-read/…` the same read at an index taken from the key's hash
 /// (ours or fastbloom's): the floor of any filter that hashes a key and
 /// reads one line for it. (A digest written out for one `u64` was a row
 /// here until the library's one-pass digest matched its time; see the
-/// commit that removed it.) The probe-order
-/// A/B of the classic filter (first probe alone, first two, then one or
-/// three at a time), its code and its figures are in the message of the
-/// commit that added this group (`git log benches/batch.rs`).
+/// commit that removed it.) The probe-order A/B of the classic filter
+/// (first probe alone, first two, then one or three at a time), its code
+/// and its figures are in the message of the commit that added this group
+/// (`git log benches/batch.rs`).
 fn single(c: &mut Criterion) {
     for n in [1_000_000, N] {
         let keys = common::keys(n);

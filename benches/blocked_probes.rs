@@ -41,22 +41,19 @@
 
 #[allow(dead_code)] // the `Subject` lookups are for the other benches
 mod common;
+mod window;
 
 use std::hint::black_box;
 
 use approxset::hash::reduce;
 use approxset::{Digest, HashKey};
-use criterion::measurement::WallTime;
-use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
-};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use window::{WINDOW, row};
 
 const N: usize = 10_000_000;
 const FP: f64 = 0.01;
 /// The blocked sizing's `k` at 1 %.
 const K: usize = 6;
-/// Keys answered per iteration.
-const BATCH: usize = 1024;
 
 /// Odd multipliers for the salted scheme (any odd constants serve).
 const SALTS: [u64; K] = [
@@ -212,32 +209,6 @@ fn flat_words<const FIELDS: bool>(filter: &Stand<FIELDS>) -> (Vec<u64>, usize) {
     (buf, skip)
 }
 
-/// The next window of `BATCH` keys, moving on by one window per call.
-fn window<'a>(all: &'a [u64], at: &mut usize) -> &'a [u64] {
-    if *at + BATCH > all.len() {
-        *at = 0;
-    }
-    let w = &all[*at..*at + BATCH];
-    *at += BATCH;
-    w
-}
-
-fn row(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    id: BenchmarkId,
-    keys: &[u64],
-    f: impl Fn(&u64) -> bool,
-) {
-    let (mut out, mut at) = (Vec::with_capacity(BATCH), 0);
-    group.bench_function(id, |b| {
-        b.iter(|| {
-            out.clear();
-            out.extend(window(keys, &mut at).iter().map(&f));
-            black_box(&out);
-        })
-    });
-}
-
 fn bench(c: &mut Criterion) {
     let keys = common::keys(N);
     let (members, others) = (&keys.members[..], &keys.others[..]);
@@ -278,7 +249,7 @@ fn bench(c: &mut Criterion) {
     let sprobes: BlockProbes = black_box(block_probes::<false, 6>);
     let mut group = c.benchmark_group("blocked_probes");
     group.sample_size(20);
-    group.throughput(Throughput::Elements(BATCH as u64));
+    group.throughput(Throughput::Elements(WINDOW as u64));
     for (name, keys) in [("miss", others), ("hit", members)] {
         let id = |shape: &str| BenchmarkId::new(shape, name);
         row(&mut group, id("library"), keys, |k| lib.contains(k));

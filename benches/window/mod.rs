@@ -1,0 +1,41 @@
+//! One-at-a-time rows over windows of keys, for the benches that take
+//! single lookups apart (`batch`, `blocked_probes`): each iteration answers
+//! the next `WINDOW` keys one at a time into one `Vec`, and criterion
+//! reports the time per window.
+
+use std::hint::black_box;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId};
+
+/// Keys answered per iteration.
+pub(crate) const WINDOW: usize = 1024;
+
+/// The next window of `WINDOW` items of `all`, moving on by one window per
+/// call, so every iteration queries keys not queried just before.
+pub(crate) fn next<'a, T>(all: &'a [T], at: &mut usize) -> &'a [T] {
+    if *at + WINDOW > all.len() {
+        *at = 0;
+    }
+    let w = &all[*at..*at + WINDOW];
+    *at += WINDOW;
+    w
+}
+
+/// Registers `f` over the next window of `keys`, one key at a time, into
+/// one `Vec`.
+pub(crate) fn row<T>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    keys: &[u64],
+    f: impl Fn(&u64) -> T,
+) {
+    let (mut out, mut at) = (Vec::with_capacity(WINDOW), 0);
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            out.clear();
+            out.extend(next(keys, &mut at).iter().map(&f));
+            black_box(&out);
+        })
+    });
+}
