@@ -29,9 +29,7 @@ use approxset::hash::reduce;
 use approxset::{ApproxSet, ApproxSetExt, Digest};
 use common::Keys;
 use criterion::measurement::WallTime;
-use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
-};
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
 use window::row;
 
 const FP: f64 = 0.01;
@@ -101,9 +99,7 @@ fn ours<S: ApproxSet>(
 
 fn bench(c: &mut Criterion) {
     let keys = common::keys(N);
-    let mut group = c.benchmark_group(format!("batch/n={N}"));
-    group.sample_size(20);
-    group.throughput(Throughput::Elements(BATCH as u64));
+    let mut group = window::group(c, &format!("batch/n={N}"));
 
     let mut classic: approxset::BloomFilter = common::bloom(N, FP);
     classic.extend(&keys.members);
@@ -115,9 +111,7 @@ fn bench(c: &mut Criterion) {
     ours(&mut group, "approxset-blocked", &mut blocked, &keys);
     drop(blocked);
 
-    let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
-        .seed(&1)
-        .expected_items(N);
+    let mut peer = common::fastbloom(N, FP);
     peer.extend(&keys.members);
     let (mut out, mut at) = (Vec::with_capacity(BATCH), 0);
     group.bench_function(
@@ -156,9 +150,7 @@ fn bench(c: &mut Criterion) {
 fn single(c: &mut Criterion) {
     for n in [1_000_000, N] {
         let keys = common::keys(n);
-        let mut group = c.benchmark_group(format!("single/n={n}"));
-        group.sample_size(20);
-        group.throughput(Throughput::Elements(BATCH as u64));
+        let mut group = window::group(c, &format!("single/n={n}"));
         let (members, others) = (&keys.members[..], &keys.others[..]);
 
         let mut classic: approxset::BloomFilter = common::bloom(n, FP);
@@ -225,9 +217,7 @@ fn single(c: &mut Criterion) {
         );
         drop(blocked);
 
-        let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
-            .seed(&1)
-            .expected_items(n);
+        let mut peer = common::fastbloom(n, FP);
         peer.extend(members);
         row(
             &mut group,
@@ -272,13 +262,9 @@ fn single(c: &mut Criterion) {
 fn digest64(c: &mut Criterion) {
     for n in [1_000_000, N] {
         let keys = common::keys(n);
-        let mut group = c.benchmark_group(format!("digest64/n={n}"));
-        group.sample_size(20);
-        group.throughput(Throughput::Elements(BATCH as u64));
+        let mut group = window::group(c, &format!("digest64/n={n}"));
         let (members, others) = (&keys.members[..], &keys.others[..]);
-        let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
-            .seed(&1)
-            .expected_items(n);
+        let mut peer = common::fastbloom(n, FP);
         peer.extend(members);
         let peer = &peer;
         let d64 = |k: &u64| {

@@ -162,9 +162,7 @@ fn bench(c: &mut Criterion) {
                     common::lookups(&mut group, name, f, &keys, true);
                 }
                 _ => {
-                    let f = fastbloom::BloomFilter::with_false_pos(FP)
-                        .seed(&1)
-                        .expected_items(n);
+                    let f = common::fastbloom(n, FP);
                     common::lookups(&mut group, name, f, &keys, true);
                 }
             }

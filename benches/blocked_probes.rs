@@ -47,8 +47,8 @@ use std::hint::black_box;
 
 use approxset::hash::reduce;
 use approxset::{Digest, HashKey};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use window::{WINDOW, row};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use window::row;
 
 const N: usize = 10_000_000;
 const FP: f64 = 0.01;
@@ -236,9 +236,7 @@ fn bench(c: &mut Criterion) {
     let fwords = &fbuf[skip..skip + fields.lines.len() * 8];
     let (sbuf, skip) = flat_words(&salted);
     let swords = &sbuf[skip..skip + salted.lines.len() * 8];
-    let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
-        .seed(&1)
-        .expected_items(N);
+    let mut peer = common::fastbloom(N, FP);
     peer.extend(members);
 
     // The probes for the filter's k, picked once (as a filter could at
@@ -247,9 +245,7 @@ fn bench(c: &mut Criterion) {
     assert_eq!(fields.k, 6);
     let fprobes: BlockProbes = black_box(block_probes::<true, 6>);
     let sprobes: BlockProbes = black_box(block_probes::<false, 6>);
-    let mut group = c.benchmark_group("blocked_probes");
-    group.sample_size(20);
-    group.throughput(Throughput::Elements(WINDOW as u64));
+    let mut group = window::group(c, "blocked_probes");
     for (name, keys) in [("miss", others), ("hit", members)] {
         let id = |shape: &str| BenchmarkId::new(shape, name);
         row(&mut group, id("library"), keys, |k| lib.contains(k));

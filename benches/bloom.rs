@@ -28,9 +28,7 @@ fn bench(c: &mut Criterion) {
         run(c, "approxset-classic", classic, &keys);
         let parted: approxset::PartitionedBloomFilter = common::bloom(n, FP);
         run(c, "approxset-partitioned", parted, &keys);
-        let fast = fastbloom::BloomFilter::with_false_pos(FP)
-            .seed(&1)
-            .expected_items(n);
+        let fast = common::fastbloom(n, FP);
         run(c, "fastbloom", fast, &keys);
         let bf = bloomfilter::Bloom::<u64>::new_for_fp_rate_with_seed(n, FP, &[1; 32]).unwrap();
         run(c, "bloomfilter", bf, &keys);

@@ -51,6 +51,15 @@ pub(crate) fn bloom<L: Layout, C: Cells<L>>(n: usize, fp: f64) -> Bloom<L, C> {
     Bloom::with_fp_rate(fp).seed(1).expected_items(n).unwrap()
 }
 
+/// fastbloom 0.17's `BloomFilter`, the peer, for `n` keys at
+/// false-positive rate `fp`, seed 1.
+#[allow(dead_code)] // the cuckoo and scalable benches have no fastbloom row
+pub(crate) fn fastbloom(n: usize, fp: f64) -> fastbloom::BloomFilter {
+    fastbloom::BloomFilter::with_false_pos(fp)
+        .seed(&1)
+        .expected_items(n)
+}
+
 /// The operations every filter under test offers, so one generic loop
 /// (monomorphised per filter, no dynamic dispatch) measures them all.
 pub(crate) trait Subject {

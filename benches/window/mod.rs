@@ -6,10 +6,19 @@
 use std::hint::black_box;
 
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, BenchmarkId};
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 
 /// Keys answered per iteration.
 pub(crate) const WINDOW: usize = 1024;
+
+/// A benchmark group named `name` whose rows report per window of
+/// `WINDOW` keys, 20 samples each.
+pub(crate) fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(WINDOW as u64));
+    group
+}
 
 /// The next window of `WINDOW` items of `all`, moving on by one window per
 /// call, so every iteration queries keys not queried just before.
