@@ -111,7 +111,18 @@ fn golden_files() {
         let golden = common::golden(&format!("{variant}.bin"), &bytes, variant.name());
         // The header, read by hand from the documented layout.
         assert_eq!(golden[..4], MAGIC);
-        assert_eq!(u16::from_le_bytes([golden[4], golden[5]]), VERSION);
+        // Version 2 is needed by the mixed probes of the classic layouts;
+        // the blocked and cuckoo layouts did not change and stay version 1.
+        let version = match variant {
+            Variant::Blocked | Variant::Cuckoo => 1,
+            _ => 2,
+        };
+        assert_eq!(
+            u16::from_le_bytes([golden[4], golden[5]]),
+            version,
+            "{variant}"
+        );
+        assert!(version <= VERSION);
         assert_eq!(golden[7], 0);
         let total = u64::from_le_bytes(golden[8..16].try_into().unwrap());
         assert_eq!(total as usize, golden.len());
@@ -122,6 +133,86 @@ fn golden_files() {
         let g = approxset::load(&golden).unwrap();
         assert!(members().all(|k| g.contains_bytes(&k)));
     }
+}
+
+/// The files of format version 1 (double hashing, before the probes were
+/// mixed) load, answer exactly as they did when they were written (the
+/// keys among `other-0 … other-19999` that tested positive then, recorded in
+/// `NAME-v1.answers` by that release), and are written back byte for byte,
+/// still version 1. A filter grown from one keeps its scheme, so its old
+/// keys stay found.
+#[test]
+fn version_1_files_answer_as_they_did() {
+    for name in ["classic", "partitioned", "counting", "scalable"] {
+        let bytes = std::fs::read(common::golden_path(&format!("{name}-v1.bin"))).unwrap();
+        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 1, "{name}");
+        let f = approxset::load(&bytes).unwrap();
+        assert!(members().all(|k| f.contains_bytes(&k)), "{name}");
+        let recorded =
+            std::fs::read_to_string(common::golden_path(&format!("{name}-v1.answers"))).unwrap();
+        let recorded: Vec<u32> = recorded.lines().map(|l| l.parse().unwrap()).collect();
+        let now: Vec<u32> = (0..20_000u32)
+            .filter(|i| f.contains_bytes(format!("other-{i}").as_bytes()))
+            .collect();
+        assert_eq!(now, recorded, "{name}: answers changed");
+        assert!(
+            !recorded.is_empty(),
+            "{name}: the check needs some positives"
+        );
+        assert_eq!(
+            f.to_bytes().unwrap(),
+            bytes,
+            "{name}: not written back as it was"
+        );
+        // More keys into the old filter: nothing lost, and it reloads.
+        let mut g = approxset::load(&bytes).unwrap();
+        for i in 0..100 {
+            g.insert_bytes(format!("later-{i}").as_bytes()).unwrap();
+        }
+        let again = approxset::load(&g.to_bytes().unwrap()).unwrap();
+        assert!(members().all(|k| again.contains_bytes(&k)), "{name}");
+        assert!((0..100).all(|i| again.contains_bytes(format!("later-{i}").as_bytes())));
+    }
+}
+
+/// A version-1 file with a non-zero reserved field, or a version-2 file
+/// with an unknown probe scheme, is corrupt; a blocked filter has no scheme.
+#[test]
+fn probe_scheme_field_is_checked() {
+    // Offset of the scheme field: header, then cells u64 and hashes u32.
+    const SCHEME: usize = HEADER_LEN + 12;
+    let reseal = |mut b: Vec<u8>| {
+        let n = b.len() - CHECKSUM_LEN;
+        let sum = checksum(&b[..n]);
+        b[n..].copy_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let v1 = std::fs::read(common::golden_path("classic-v1.bin")).unwrap();
+    let mut bad = v1.clone();
+    bad[SCHEME] = 1;
+    assert!(matches!(
+        approxset::load(&reseal(bad)),
+        Err(Error::Corrupt { .. })
+    ));
+    let v2 = sample(Variant::Classic).to_bytes().unwrap();
+    assert_eq!(
+        u32::from_le_bytes(v2[SCHEME..SCHEME + 4].try_into().unwrap()),
+        1
+    );
+    let mut bad = v2.clone();
+    bad[SCHEME] = 2;
+    assert!(matches!(
+        approxset::load(&reseal(bad)),
+        Err(Error::Corrupt { .. })
+    ));
+    let blocked = sample(Variant::Blocked).to_bytes().unwrap();
+    let mut bad = blocked.clone();
+    bad[4] = 2;
+    bad[SCHEME] = 1;
+    assert!(matches!(
+        approxset::load(&reseal(bad)),
+        Err(Error::Corrupt { .. })
+    ));
 }
 
 #[test]
@@ -171,7 +262,7 @@ fn reseal(mut out: Vec<u8>) -> Vec<u8> {
 #[test]
 fn specific_errors_behind_a_valid_checksum() {
     let classic = sample(Variant::Classic).to_bytes().unwrap();
-    let p = HEADER_LEN; // classic parameters: bits u64, hashes u32, reserved u32, …
+    let p = HEADER_LEN; // classic parameters: bits u64, hashes u32, probe scheme u32, …
 
     let mut magic = classic.clone();
     magic[..4].copy_from_slice(b"GIF8");
@@ -180,12 +271,12 @@ fn specific_errors_behind_a_valid_checksum() {
         Error::BadMagic { found: *b"GIF8" }
     );
 
-    let future = patched(&classic, 4, &2u16.to_le_bytes());
+    let future = patched(&classic, 4, &(VERSION + 1).to_le_bytes());
     assert_eq!(
         approxset::load(&future).unwrap_err(),
         Error::UnsupportedVersion {
-            found: 2,
-            supported: 1
+            found: 3,
+            supported: 2
         }
     );
 

@@ -1,7 +1,8 @@
 //! The fast filters against a naive reference written from the definitions:
 //! a `Vec<bool>` and positions computed from the closed form of enhanced
-//! double hashing, xᵢ = h1 + i·(h2 | 1) + (i³ − i)/6, reduced by
-//! ⌊xᵢ·range / 2⁶⁴⌋.
+//! double hashing, xᵢ = h1 + i·(h2 | 1) + (i³ − i)/6, mixed by SplitMix64's
+//! finaliser (format version 2's probe scheme, written out here from its
+//! published constants) and reduced by ⌊mix(xᵢ)·range / 2⁶⁴⌋.
 
 mod common;
 
@@ -10,9 +11,14 @@ use common::proptest_config;
 use proptest::prelude::*;
 
 fn probe(d: Digest, i: u64) -> u64 {
-    d.h1()
+    let x = d
+        .h1()
         .wrapping_add(i.wrapping_mul(d.h2() | 1))
-        .wrapping_add((i * i * i - i) / 6)
+        .wrapping_add((i * i * i - i) / 6);
+    // Stafford's Mix13, the output function of SplitMix64.
+    let x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }
 
 fn scale(x: u64, range: u64) -> u64 {

@@ -322,6 +322,7 @@ impl Bloom<Blocked, AtomicBits> {
         Bloom {
             cells,
             hashes: self.hashes,
+            scheme: self.scheme,
             key: self.key,
             len,
             capacity: self.capacity,
@@ -337,6 +338,7 @@ impl Bloom<Blocked, AtomicBits> {
         Bloom {
             cells,
             hashes: filter.hashes(),
+            scheme: filter.probe_scheme(),
             key: filter.hash_key(),
             len: filter.len(),
             capacity: filter.capacity(),

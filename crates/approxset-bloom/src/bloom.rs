@@ -7,7 +7,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::{BloomParams, Plan};
-use approxset_core::{BuildOptions, Digest, Error, HashKey, Result, Value};
+use approxset_core::{BuildOptions, Digest, Error, HashKey, ProbeScheme, Result, Value};
 
 use crate::bits::BitVec;
 use crate::builder::{Builder, FpRate, NumBits};
@@ -25,6 +25,7 @@ use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
 pub struct Bloom<L: Layout, C: Cells<L> = BitVec> {
     pub(crate) cells: C,
     pub(crate) hashes: u32,
+    pub(crate) scheme: ProbeScheme,
     pub(crate) key: HashKey,
     pub(crate) len: usize,
     pub(crate) capacity: usize,
@@ -184,7 +185,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The `k` cell positions of `digest`.
     #[inline]
     pub(crate) fn positions(&self, digest: Digest) -> impl Iterator<Item = u64> + use<L, C> {
-        L::positions(self.cells.cell_count(), self.hashes, digest)
+        L::positions(self.cells.cell_count(), self.hashes, self.scheme, digest)
     }
 
     /// The cell storage.
@@ -200,6 +201,14 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The number of hash functions `k`.
     pub fn hashes(&self) -> u32 {
         self.hashes
+    }
+
+    /// How the filter places its probes: [`ProbeScheme::Mixed`] for every
+    /// classic, partitioned and counting filter built by this release;
+    /// [`ProbeScheme::DoubleHashing`] for one loaded from a version-1 file
+    /// (and, unused, for the blocked layout).
+    pub fn probe_scheme(&self) -> ProbeScheme {
+        self.scheme
     }
 
     approxset_core::bookkeeping_methods!(
@@ -275,8 +284,8 @@ impl<L: Layout> Bloom<L> {
         self.cells.count_ones()
     }
 
-    /// Checks that `other` has the same bits, hashes and key, so that the
-    /// two can be combined.
+    /// Checks that `other` has the same bits, hashes, probe scheme and key,
+    /// so that the two can be combined.
     ///
     /// # Errors
     /// [`Error::Incompatible`] naming the first parameter that differs.
@@ -291,6 +300,16 @@ impl<L: Layout> Bloom<L> {
             return Err(Error::Incompatible {
                 parameter: "hashes",
                 detail: format!("{} vs {}", self.hashes, other.hashes),
+            });
+        }
+        if self.scheme != other.scheme {
+            return Err(Error::Incompatible {
+                parameter: "probe scheme",
+                detail: format!(
+                    "{:?} vs {:?} (a filter loaded from a version-1 file places its bits \
+                     differently: rebuild it from its keys)",
+                    self.scheme, other.scheme
+                ),
             });
         }
         if self.key != other.key {
@@ -342,6 +361,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         Ok(Bloom {
             cells: C::zeros(params.bits(), options.max_bytes_limit())?,
             hashes: params.hashes(),
+            scheme: L::NEW_SCHEME,
             key: options.key_or_random(),
             len: 0,
             capacity,
@@ -356,6 +376,7 @@ impl<L: Layout, C: Cells<L>> Clone for Bloom<L, C> {
         Bloom {
             cells: self.cells.clone(),
             hashes: self.hashes,
+            scheme: self.scheme,
             key: self.key,
             len: self.len,
             capacity: self.capacity,
@@ -369,6 +390,7 @@ impl<L: Layout, C: Cells<L>> PartialEq for Bloom<L, C> {
     fn eq(&self, other: &Self) -> bool {
         self.cells == other.cells
             && self.hashes == other.hashes
+            && self.scheme == other.scheme
             && self.key == other.key
             && self.len == other.len
             && self.capacity == other.capacity

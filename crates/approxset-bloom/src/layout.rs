@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 
 use approxset_core::Result;
-use approxset_core::hash::{Digest, SPLITMIX64_GAMMA, mix64, reduce};
+use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce};
 use approxset_core::sizing::{self, BloomParams};
 
 mod sealed {
@@ -33,8 +33,20 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     /// The theoretical false-positive rate at `items` items.
     fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64;
 
-    /// The `hashes` positions of `digest` in a filter of `bits` bits.
-    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64>;
+    /// The probe scheme of a filter built now: [`ProbeScheme::Mixed`] for
+    /// the layouts that place positions from [`Digest::probes`]; the blocked
+    /// layout places its own and records [`ProbeScheme::DoubleHashing`]
+    /// (format code 0) without using it.
+    const NEW_SCHEME: ProbeScheme;
+
+    /// The `hashes` positions of `digest` in a filter of `bits` bits whose
+    /// probes follow `scheme`.
+    fn positions(
+        bits: u64,
+        hashes: u32,
+        scheme: ProbeScheme,
+        digest: Digest,
+    ) -> impl Iterator<Item = u64>;
 
     /// Whether a key's positions all fall in one cache line, so that the
     /// batched operations prefetch one position per key.
@@ -43,7 +55,9 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
 }
 
 /// The classic layout: `k` positions anywhere in the `m` bits, by enhanced
-/// double hashing. False-positive rate (1 − (1 − 1/m)^(kn))^k.
+/// double hashing with each probe mixed ([`ProbeScheme`]). False-positive
+/// rate about (1 − (1 − 1/m)^(kn))^k; exactly, the mean of (X/m)^k over the
+/// bits set X ([`sizing::fp_rate_classic`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Classic;
 
@@ -57,20 +71,27 @@ impl Layout for Classic {
         sizing::classic_params(items, fp_rate)
     }
 
+    const NEW_SCHEME: ProbeScheme = ProbeScheme::Mixed;
+
     fn round_bits(bits: u64, _hashes: u32) -> u64 {
         bits
     }
 
     fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64 {
-        sizing::fp_rate_exact(bits, items, hashes)
+        sizing::fp_rate_classic(bits, items, hashes)
     }
 
     #[inline]
-    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64> {
+    fn positions(
+        bits: u64,
+        hashes: u32,
+        scheme: ProbeScheme,
+        digest: Digest,
+    ) -> impl Iterator<Item = u64> {
         digest
             .probes()
             .take(hashes as usize)
-            .map(move |h| reduce(h, bits))
+            .map(move |h| reduce(scheme.finish(h), bits))
     }
 }
 
@@ -99,14 +120,21 @@ impl Layout for Partitioned {
         sizing::fp_rate_partitioned(bits, items, hashes)
     }
 
+    const NEW_SCHEME: ProbeScheme = ProbeScheme::Mixed;
+
     #[inline]
-    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64> {
+    fn positions(
+        bits: u64,
+        hashes: u32,
+        scheme: ProbeScheme,
+        digest: Digest,
+    ) -> impl Iterator<Item = u64> {
         let slice = bits / u64::from(hashes);
         digest
             .probes()
             .take(hashes as usize)
             .zip((0..u64::from(hashes)).map(move |i| i * slice))
-            .map(move |(h, start)| start + reduce(h, slice))
+            .map(move |(h, start)| start + reduce(scheme.finish(h), slice))
     }
 }
 
@@ -154,8 +182,15 @@ impl Layout for Blocked {
         sizing::fp_rate_blocked(bits, items, hashes)
     }
 
+    const NEW_SCHEME: ProbeScheme = ProbeScheme::DoubleHashing;
+
     #[inline]
-    fn positions(bits: u64, hashes: u32, digest: Digest) -> impl Iterator<Item = u64> {
+    fn positions(
+        bits: u64,
+        hashes: u32,
+        _scheme: ProbeScheme,
+        digest: Digest,
+    ) -> impl Iterator<Item = u64> {
         let base = reduce(digest.h1(), bits / sizing::BLOCK_BITS) * sizing::BLOCK_BITS;
         let h2 = digest.h2();
         SALTS[..hashes as usize]
@@ -222,7 +257,7 @@ mod tests {
         let (bits, k) = (7 * 1000, 7);
         for seed in 0..1000u64 {
             let d = Digest::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), seed);
-            let pos: Vec<u64> = Partitioned::positions(bits, k, d).collect();
+            let pos: Vec<u64> = Partitioned::positions(bits, k, ProbeScheme::Mixed, d).collect();
             assert_eq!(pos.len(), 7);
             for (i, p) in pos.iter().enumerate() {
                 assert_eq!(p / 1000, i as u64, "position {p} outside slice {i}");
@@ -236,7 +271,7 @@ mod tests {
         let mut max = 0;
         for seed in 0..10_000u64 {
             let d = Digest::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), !seed);
-            for p in Classic::positions(bits, 5, d) {
+            for p in Classic::positions(bits, 5, ProbeScheme::Mixed, d) {
                 assert!(p < bits);
                 max = max.max(p);
             }

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::sizing::{MAX_BITS, MAX_HASHES};
-use approxset_core::{Error, HashKey, Result};
+use approxset_core::{Error, HashKey, ProbeScheme, Result};
 
 use crate::cells::Cells;
 use crate::layout::Layout;
@@ -19,18 +19,24 @@ use crate::{Bloom, ScalableBloomFilter};
 pub(crate) struct CellParams {
     pub(crate) cells: u64,
     pub(crate) hashes: u32,
+    pub(crate) scheme: ProbeScheme,
     pub(crate) len: usize,
     pub(crate) capacity: usize,
     pub(crate) fp_rate: f64,
 }
 
 impl CellParams {
-    /// Appends the parameters: cells u64, hashes u32, reserved u32 (0),
-    /// len u64, capacity u64, fp_rate f64.
+    /// Appends the parameters: cells u64, hashes u32, probe scheme u32
+    /// (version 2; 0, reserved, in version 1), len u64, capacity u64,
+    /// fp_rate f64. A mixed scheme needs version 2, so it raises the
+    /// envelope's version; double hashing is written as version 1 wrote it.
     pub(crate) fn write(&self, w: &mut Writer) {
+        if self.scheme != ProbeScheme::DoubleHashing {
+            w.require_version(2);
+        }
         w.u64(self.cells)
             .u32(self.hashes)
-            .u32(0)
+            .u32(self.scheme.code())
             .u64(self.len as u64)
             .u64(self.capacity as u64)
             .f64(self.fp_rate);
@@ -40,7 +46,7 @@ impl CellParams {
     pub(crate) fn read(r: &mut Reader<'_>, what: &str) -> Result<Self> {
         let cells = r.u64(what)?;
         let hashes = r.u32("hashes")?;
-        let reserved = r.u32("reserved")?;
+        let code = r.u32("probe scheme")?;
         let len = r.usize("len")?;
         let capacity = r.usize("capacity")?;
         let fp_rate = r.f64("fp_rate")?;
@@ -52,11 +58,16 @@ impl CellParams {
                 "hashes {hashes} outside 1..={MAX_HASHES}"
             )));
         }
-        if reserved != 0 {
-            return Err(Error::corrupt(format!(
-                "reserved field is {reserved}, not 0"
-            )));
-        }
+        let scheme = match (r.version(), ProbeScheme::from_code(code)) {
+            (1, Some(ProbeScheme::DoubleHashing)) => ProbeScheme::DoubleHashing,
+            (1, _) => {
+                return Err(Error::corrupt(format!(
+                    "reserved field is {code}, not 0 (format version 1)"
+                )));
+            }
+            (_, Some(scheme)) => scheme,
+            (_, None) => return Err(Error::corrupt(format!("unknown probe scheme {code}"))),
+        };
         if capacity == 0 {
             return Err(Error::corrupt("capacity is 0"));
         }
@@ -66,6 +77,7 @@ impl CellParams {
         Ok(CellParams {
             cells,
             hashes,
+            scheme,
             len,
             capacity,
             fp_rate,
@@ -105,6 +117,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         CellParams {
             cells: self.cells.cell_count(),
             hashes: self.hashes,
+            scheme: self.scheme,
             len: self.len(),
             capacity: self.capacity,
             fp_rate: self.fp_rate,
@@ -123,9 +136,19 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
                 p.hashes
             )));
         }
+        // The blocked layout places its own positions: it has no scheme to
+        // choose, and records 0.
+        if L::NEW_SCHEME == ProbeScheme::DoubleHashing && p.scheme != ProbeScheme::DoubleHashing {
+            return Err(Error::corrupt(format!(
+                "probe scheme {} on a {} filter, which has none (0)",
+                p.scheme.code(),
+                L::NAME
+            )));
+        }
         Ok(Bloom {
             cells: C::read(r, p.cells)?,
             hashes: p.hashes,
+            scheme: p.scheme,
             key,
             len: p.len,
             capacity: p.capacity,

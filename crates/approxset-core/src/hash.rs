@@ -215,6 +215,57 @@ impl Digest {
     }
 }
 
+/// How a Bloom filter turns a digest's [`probes`](Digest::probes) into
+/// positions, recorded in its saved file (`docs/format.md`).
+///
+/// Enhanced double hashing alone puts a key's probes on one arithmetic
+/// progression of two parameters, so two keys whose `(h1, h2)` are close
+/// share most positions: harmless in a filter of millions of bits, but in a
+/// filter of a few dozen bits (a one-key filter at 0.1 % has 15) it made the
+/// false-positive rate up to 22 times its target. Mixing each probe with
+/// [`mix64`] before it is reduced makes the positions independent at every
+/// size (why, and the measurements: `docs/design.md`, "Small filters").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProbeScheme {
+    /// Each probe of enhanced double hashing reduced as it is: the only
+    /// scheme of format version 1, kept so that files written then answer
+    /// as they always did.
+    DoubleHashing,
+    /// Each probe passed through [`mix64`] before it is reduced: the scheme
+    /// of every Bloom filter built since format version 2.
+    #[default]
+    Mixed,
+}
+
+impl ProbeScheme {
+    /// The scheme's number in the format: 0 for double hashing, 1 for mixed.
+    pub const fn code(self) -> u32 {
+        match self {
+            ProbeScheme::DoubleHashing => 0,
+            ProbeScheme::Mixed => 1,
+        }
+    }
+
+    /// The scheme numbered `code` in the format, if any.
+    pub const fn from_code(code: u32) -> Option<Self> {
+        match code {
+            0 => Some(ProbeScheme::DoubleHashing),
+            1 => Some(ProbeScheme::Mixed),
+            _ => None,
+        }
+    }
+
+    /// The 64-bit hash of probe `x` under this scheme, ready for [`reduce`].
+    #[inline(always)]
+    pub const fn finish(self, x: u64) -> u64 {
+        match self {
+            ProbeScheme::DoubleHashing => x,
+            ProbeScheme::Mixed => mix64(x),
+        }
+    }
+}
+
 /// The probe sequence of a [`Digest`]; see [`Digest::probes`].
 #[derive(Clone, Debug)]
 pub struct Probes {

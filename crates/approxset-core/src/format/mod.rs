@@ -10,7 +10,7 @@
 //! ```text
 //! offset  size  field
 //!      0     4  magic "APXS"
-//!      4     2  format version, u16 LE (1)
+//!      4     2  format version, u16 LE (1 or 2)
 //!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked)
 //!      7     1  flags, 0
 //!      8     8  total length in bytes, checksum included, u64 LE
@@ -32,8 +32,16 @@ pub use stream::{DEFAULT_READ_LIMIT, read_all, read_all_limited};
 /// The first four bytes of every serialized filter.
 pub const MAGIC: [u8; 4] = *b"APXS";
 
-/// The format version this library writes, and the newest it reads.
-pub const VERSION: u16 = 1;
+/// The newest format version this library reads and writes. Version 2
+/// (this release) adds the probe scheme of the Bloom filters' cell
+/// parameters ([`ProbeScheme`](crate::ProbeScheme)); a filter is written in
+/// the oldest version that describes it, so a file a filter of version 1
+/// was loaded from is written back byte for byte, and the variants that did
+/// not change (blocked, cuckoo) stay version 1 for older readers.
+pub const VERSION: u16 = 2;
+
+/// The version [`Writer::new`] starts with: the first one.
+pub const FIRST_VERSION: u16 = 1;
 
 /// Bytes before the variant parameters.
 pub const HEADER_LEN: usize = 32;
@@ -83,7 +91,7 @@ impl Writer {
     pub fn new(tag: u8, key: HashKey, capacity: usize) -> Self {
         let mut buf = Vec::with_capacity(capacity.saturating_add(HEADER_LEN + CHECKSUM_LEN));
         buf.extend_from_slice(&MAGIC);
-        buf.extend_from_slice(&VERSION.to_le_bytes());
+        buf.extend_from_slice(&FIRST_VERSION.to_le_bytes());
         buf.push(tag);
         buf.push(0);
         buf.extend_from_slice(&0u64.to_le_bytes()); // total length, patched by finish
@@ -113,6 +121,21 @@ impl Writer {
         self.buf.reserve(words.len() * 8);
         for w in words {
             self.buf.extend_from_slice(&w.to_le_bytes());
+        }
+        self
+    }
+
+    /// Raises the envelope's version to `version` (never lowers it): a
+    /// filter calls this for a feature that needs a newer version, so the
+    /// file is written in the oldest version that can describe it.
+    ///
+    /// # Panics
+    /// When `version` is above [`VERSION`], which this library cannot read.
+    pub fn require_version(&mut self, version: u16) -> &mut Self {
+        assert!(version <= VERSION, "format version {version} is unknown");
+        let current = u16::from_le_bytes([self.buf[4], self.buf[5]]);
+        if version > current {
+            self.buf[4..6].copy_from_slice(&version.to_le_bytes());
         }
         self
     }
@@ -243,6 +266,7 @@ pub struct Reader<'a> {
     body: &'a [u8],
     pos: usize,
     tag: u8,
+    version: u16,
     key: HashKey,
 }
 
@@ -286,6 +310,7 @@ impl<'a> Reader<'a> {
             body,
             pos: HEADER_LEN,
             tag,
+            version: header.version(),
             key,
         })
     }
@@ -308,6 +333,11 @@ impl<'a> Reader<'a> {
     /// The variant tag.
     pub fn tag(&self) -> u8 {
         self.tag
+    }
+
+    /// The envelope's format version (1 ..= [`VERSION`]).
+    pub fn version(&self) -> u16 {
+        self.version
     }
 
     /// The hash key.
@@ -474,12 +504,12 @@ mod tests {
         bad[0] = b'X';
         assert!(matches!(Reader::open(&bad), Err(Error::BadMagic { .. })));
         let mut future = bytes.clone();
-        future[4..6].copy_from_slice(&2u16.to_le_bytes());
+        future[4..6].copy_from_slice(&(VERSION + 1).to_le_bytes());
         assert_eq!(
             Reader::open(&future).unwrap_err(),
             Error::UnsupportedVersion {
-                found: 2,
-                supported: 1
+                found: 3,
+                supported: 2
             }
         );
         let mut long = bytes.clone();

@@ -7,6 +7,7 @@
 //! |---|---|
 //! | p ≈ (1 − e^(−kn/m))^k | [`fp_rate_approx`] |
 //! | p = (1 − (1 − 1/m)^(kn))^k | [`fp_rate_exact`] |
+//! | p = E[(X/m)^k], X the bits set (what a classic filter really has) | [`fp_rate_classic`] |
 //! | p = (1 − (1 − k/m)^n)^k (k slices of m/k bits) | [`fp_rate_partitioned`] |
 //! | k* = (m/n)·ln 2 | [`optimal_hashes`] |
 //! | p* = 2^(−k*) ≈ 0.6185^(m/n) | [`optimal_fp_rate`] |
@@ -14,16 +15,20 @@
 //!
 //! [`classic_params`] and [`partitioned_params`] turn a target `(n, p)` into
 //! whole numbers: `k` is ⌊log₂(1/p)⌋ or ⌈log₂(1/p)⌉, whichever needs fewer
-//! bits, and `m` is the least number of bits for which the *exact* formula
-//! with that whole `k` is at most `p`. So a filter sized for `(n, p)` really
+//! bits, and `m` is the least number of bits for which the real rate with
+//! that whole `k` is at most `p`: [`fp_rate_classic`] for the classic
+//! layout (the textbook formula is below it for small filters) and the
+//! partitioned formula, exact for independent positions, for slices. So a filter sized for `(n, p)` really
 //! has a false-positive rate of at most `p` after `n` insertions, at a price
 //! of a fraction of a percent over the real-valued optimum.
 
 use crate::error::{Error, Result};
 
 mod blocked;
+mod occupancy;
 
 pub use blocked::{BLOCK_BITS, blocked_params, fp_rate_blocked};
+pub use occupancy::fp_rate_classic;
 
 /// The largest number of hash functions a filter accepts (`p ≈ 5·10⁻²⁰` at
 /// the optimum). More than this is rejected as absurd.
@@ -301,7 +306,7 @@ fn ceil_bits(bound: f64, scale: u64) -> Result<u64> {
 }
 
 /// Bits and hash count of a classic Bloom filter holding `items` items at a
-/// false-positive rate of at most `fp_rate` by the exact formula, with the
+/// false-positive rate of at most `fp_rate` by [`fp_rate_classic`], with the
 /// fewest bits over the two whole numbers nearest the optimal k.
 ///
 /// # Errors
@@ -343,16 +348,30 @@ fn least_params(items: usize, fp_rate: f64, partitioned: bool) -> Result<BloomPa
             if partitioned {
                 fp_rate_partitioned(u * scale, n, k)
             } else {
-                fp_rate_exact(u, n, k)
+                fp_rate_classic(u, n, k)
             }
         };
         let root = fp_rate.powf(1.0 / f64::from(k));
         let t = (-root).ln_1p() / draws;
         let mut u = ceil_bits(1.0 / -t.exp_m1(), scale)?;
+        let mut below = None;
         while rate(u) > fp_rate {
+            below = Some(u);
             u = u
                 .checked_add(1 + u / 1_000_000)
                 .ok_or_else(|| too_many_bits(u128::from(u) + 1))?;
+        }
+        // The steps may overshoot by up to one part in 10⁶: bisect back to
+        // the least unit count that meets the target.
+        if let Some(mut lo) = below {
+            while u - lo > 1 {
+                let mid = lo + (u - lo) / 2;
+                if rate(mid) > fp_rate {
+                    lo = mid;
+                } else {
+                    u = mid;
+                }
+            }
         }
         let m = u
             .checked_mul(scale)
@@ -411,9 +430,9 @@ mod tests {
                 got >= ideal * 0.999 && got <= ideal * 1.01,
                 "p = {p}: {got} vs {ideal}"
             );
-            assert!(fp_rate_exact(params.bits(), n as u64, k) <= p);
+            assert!(fp_rate_classic(params.bits(), n as u64, k) <= p);
             // One bit fewer would miss the target: m is the least.
-            assert!(fp_rate_exact(params.bits() - 1, n as u64, k) > p);
+            assert!(fp_rate_classic(params.bits() - 1, n as u64, k) > p);
         }
     }
 
