@@ -224,7 +224,13 @@ mod tests {
     fn every_variant_has_its_parameters_as_json_numbers() {
         for &variant in Variant::ALL {
             let r = record_of(variant);
-            assert_eq!(r.format_version, approxset::format::VERSION, "{variant}");
+            // The version the file was written in: 2 where the probes are
+            // mixed, 1 for the layouts that did not change.
+            let version = match variant {
+                Variant::Blocked | Variant::Cuckoo => 1,
+                _ => approxset::format::VERSION,
+            };
+            assert_eq!(r.format_version, version, "{variant}");
             assert!(!r.parameters.0.is_empty(), "{variant}");
             let json = serde_json::to_value(&r).unwrap();
             let params = json["parameters"].as_object().unwrap();

@@ -741,7 +741,14 @@ fn build_query_info_round_trip_for_every_variant() {
         assert_eq!(info["variant"], variant.as_str());
         assert_eq!(info["items"].as_u64(), Some(words.len() as u64));
         assert_eq!(info["file_bytes"].as_u64(), Some(size));
-        assert_eq!(info["format_version"].as_u64(), Some(1));
+        // Version 2 where the probes are mixed; blocked and cuckoo files
+        // did not change and stay version 1.
+        let version = if matches!(variant.as_str(), "blocked" | "cuckoo") {
+            1
+        } else {
+            2
+        };
+        assert_eq!(info["format_version"].as_u64(), Some(version), "{variant}");
         assert_eq!(num(&info, "target_fp"), 0.01);
         let estimated = num(&info, "estimated_fp");
         assert!(estimated > 0.0 && estimated < 0.05, "{variant}: {info}");
@@ -2046,11 +2053,15 @@ fn overfilled_filters_are_named() {
     assert!(out.status.success());
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // 7,000 probes into 962 bits leave a bit clear or none: the estimate
+    // is 0.99… or 1.
+    let warning = format!(
+        "warning: '{file}' holds 1,000 items, 10.0× the 100 it was sized for; \
+         estimated FP now "
+    );
     assert!(
-        stderr.starts_with(&format!(
-            "warning: '{file}' holds 1,000 items, 10.0× the 100 it was sized for; \
-             estimated FP now 0.9"
-        )),
+        stderr.starts_with(&format!("{warning}0.9"))
+            || stderr.starts_with(&format!("{warning}1.0")),
         "{stderr}"
     );
     assert!(stderr.contains("(target 0.010000)"), "{stderr}");

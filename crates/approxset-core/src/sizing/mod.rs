@@ -43,8 +43,10 @@ pub fn fp_rate_approx(bits: f64, items: f64, hashes: f64) -> f64 {
     (-(-hashes * items / bits).exp_m1()).powf(hashes)
 }
 
-/// The exact false-positive rate (1 − (1 − 1/m)^(kn))^k of a classic Bloom
-/// filter (independent uniform positions), computed without cancellation.
+/// The seed article's "exact" false-positive rate (1 − (1 − 1/m)^(kn))^k of
+/// a classic Bloom filter (independent uniform positions), computed without
+/// cancellation: exact in `m`, but the rate of a filter whose fill is its
+/// mean. The real rate, higher for small filters, is [`fp_rate_classic`].
 pub fn fp_rate_exact(bits: u64, items: u64, hashes: u32) -> f64 {
     if bits == 0 {
         return 1.0;
