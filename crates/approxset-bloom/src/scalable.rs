@@ -5,7 +5,9 @@
 use approxset_core::Key;
 use std::fmt;
 
-use approxset_core::sizing::{self, MAX_HASHES, MIN_FP_RATE, Plan, validate_fp_rate, validate_items};
+use approxset_core::sizing::{
+    self, MAX_HASHES, MIN_FP_RATE, Plan, validate_fp_rate, validate_items,
+};
 use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result, Value};
 
 use crate::bloom::Bloom;
@@ -498,7 +500,11 @@ mod tests {
         assert_eq!(f.len(), 102);
         assert_eq!(f.stages().len(), 1);
         assert_eq!(f.stages()[0].len(), 1);
-        assert!((f.estimated_items() - 1.0).abs() < 0.1, "{}", f.estimated_items());
+        assert!(
+            (f.estimated_items() - 1.0).abs() < 0.1,
+            "{}",
+            f.estimated_items()
+        );
     }
 
     #[test]
@@ -547,7 +553,16 @@ mod tests {
     #[test]
     fn bad_parameters() {
         let b = || ScalableBloomFilter::with_fp_rate(0.01);
-        for g in [1.0, 0.5, -2.0, 16.000_001, 6e7, 1e10, f64::NAN, f64::INFINITY] {
+        for g in [
+            1.0,
+            0.5,
+            -2.0,
+            16.000_001,
+            6e7,
+            1e10,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
             assert!(matches!(
                 b().growth(g).initial_capacity(10),
                 Err(Error::InvalidParameter { name: "growth", .. })
