@@ -213,7 +213,7 @@ impl ScalableBloomFilter {
     /// for: `MIN_FP_RATE / ((1 − r)·r^(MIN_STAGES − 1))`, so that its first
     /// [`MIN_STAGES`] stages' rates `p·(1 − r)·rⁱ` are all at least
     /// [`MIN_FP_RATE`] (2⁻⁶⁴, what 64 hash functions reach). About
-    /// 4.9·10⁻¹⁸ at the default `r = 0.85`.
+    /// 4.1·10⁻¹⁸ at the default `r = 0.85`.
     ///
     /// ```
     /// use approxset_bloom::{ScalableBloomFilter, Error};
@@ -293,13 +293,13 @@ impl ScalableBloomFilter {
     /// [`len`](Self::len).
     ///
     /// # Errors
-    /// When a new stage is needed and would pass the memory cap
-    /// ([`Error::TooLarge`]) or cannot be allocated, and
-    /// [`Error::CannotGrow`] when the chain has tightened so far that the
-    /// next stage's rate needs more than 64 hash functions (after about 240
-    /// stages at the default growth and tightening, far past any memory;
-    /// sooner with a growth near 1 or a tiny tightening). The filter is
-    /// unchanged.
+    /// When a new stage is needed and would pass the memory cap or the
+    /// address space ([`Error::TooLarge`], checked before anything is
+    /// allocated) or cannot be allocated, and [`Error::CannotGrow`] when
+    /// the chain has tightened so far that the next stage's rate is below
+    /// [`MIN_FP_RATE`] (after about 230 stages at the default rate, growth
+    /// and tightening, far past any memory; after [`MIN_STAGES`] at the
+    /// least rate). The filter is unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
         if self.contains_digest(digest) {
             self.len = self.len.saturating_add(1);
