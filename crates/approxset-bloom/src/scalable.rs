@@ -27,10 +27,10 @@ pub const DEFAULT_TIGHTENING: f64 = 0.85;
 /// of the file.
 pub const MAX_GROWTH: f64 = 16.0;
 
-/// The least tightening ratio: `0.5 ≤ r < 1`. At `r ≥ ½` each stage needs
-/// at most one hash function more than the previous one, so its bits per
-/// item at most double; a smaller `r` adds up to 64 hash functions in one
-/// stage.
+/// The least tightening ratio: `0.5 ≤ r < 1`. At `r ≥ ½` the bits per item
+/// a stage's rate needs, `−log₂ pᵢ / ln 2`, grow by at most 1.44 (one hash
+/// function) from one stage to the next, at most doubling; a smaller `r`
+/// could add dozens of hash functions in one stage.
 pub const MIN_TIGHTENING: f64 = 0.5;
 
 /// The stages every chain has room for before a stage's rate would fall
@@ -317,8 +317,8 @@ impl ScalableBloomFilter {
         }
         let newest = self.stages.last_mut().expect("a filter always has a stage");
         newest.insert_digest(digest);
-        // Saturates, like every variant's count; the stages' own counts stay
-        // within their capacities, so their sum stays at most `len`.
+        // Saturates, like every variant's count. Every stored item counts
+        // here too, so the stages' sum stays at most `len`.
         self.len = self.len.saturating_add(1);
         Ok(true)
     }
