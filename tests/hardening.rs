@@ -57,7 +57,7 @@ fn bloom_body(at: usize) -> Vec<Field> {
     vec![
         int("cells", at, 8),
         int("hashes", at + 8, 4),
-        int("reserved", at + 12, 4),
+        int("probe scheme", at + 12, 4),
         int("len", at + 16, 8),
         int("capacity", at + 24, 8),
         float("fp_rate", at + 32),
@@ -65,7 +65,7 @@ fn bloom_body(at: usize) -> Vec<Field> {
 }
 
 /// Every numeric field of a saved `variant` (for the scalable filter, the
-/// header and the first two stages' bodies).
+/// header and every stage's body).
 fn fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
     let h = HEADER_LEN;
     match variant {
@@ -93,11 +93,9 @@ fn fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
                 int("len", h + 40, 8),
                 int("stage count", h + 48, 8),
             ];
-            let first = h + 56;
-            out.extend(bloom_body(first));
-            let cells = u64::from_le_bytes(bytes[first..first + 8].try_into().unwrap());
-            let second = first + 40 + cells.div_ceil(64) as usize * 8;
-            out.extend(bloom_body(second));
+            for at in stage_offsets(bytes) {
+                out.extend(bloom_body(at));
+            }
             out
         }
         _ => unreachable!("a variant this test does not know"),
@@ -197,9 +195,19 @@ fn reload<F: ApproxSet + ?Sized>(f: &F, held: &[Vec<u8>], what: &str) {
     }
 }
 
-/// Uses a loaded filter hard: 1,000 inserts, lookups of everything
-/// inserted, removes of half (where it can delete), a reload; panics on a
-/// false negative.
+/// Clears `f`, refills it and reloads it: a loaded filter stays loadable
+/// through `clear` too.
+fn clear_and_reload<F: ApproxSet + ?Sized>(f: &mut F, what: &str) {
+    f.clear();
+    assert_eq!(f.len(), 0, "{what}: len after clear");
+    let held = fill(f, what);
+    reload(f, &held, what);
+}
+
+/// Uses a loaded filter hard: 1,000 inserts (the scalable samples grow
+/// several stages), lookups of everything inserted, removes of half (where
+/// it can delete), a reload, then a clear, a refill and a reload; panics on
+/// a false negative or a save that does not reload.
 fn exercise(bytes: &[u8], what: &str) {
     if let Ok(mut f) = approxset::load_deletable(bytes) {
         let held = fill(&mut *f, what);
@@ -213,9 +221,11 @@ fn exercise(bytes: &[u8], what: &str) {
         }
         let _ = (f.len(), f.estimated_fp_rate());
         reload(&*f, &kept, what);
+        clear_and_reload(&mut *f, what);
     } else if let Ok(mut f) = approxset::load(bytes) {
         let held = fill(&mut *f, what);
         reload(&*f, &held, what);
+        clear_and_reload(&mut *f, what);
     }
 }
 
@@ -254,16 +264,183 @@ fn forged_fields_load_cleanly_or_not_at_all() {
     );
 }
 
+/// A scalable sample of `stages` stages (initial capacity 8, growth 2),
+/// filled from fixed keys.
+fn scalable_sample(stages: usize) -> ScalableBloomFilter {
+    let mut f = ScalableBloomFilter::with_fp_rate(0.01)
+        .seed(9)
+        .initial_capacity(8)
+        .unwrap();
+    let mut i = 0u32;
+    while f.stages().len() < stages || f.stages()[stages - 1].len() < 3 {
+        f.insert_bytes(format!("held-{i}").as_bytes()).unwrap();
+        i += 1;
+    }
+    assert_eq!(f.stages().len(), stages);
+    f
+}
+
+/// The offset of every stage body of a saved scalable filter.
+fn stage_offsets(bytes: &[u8]) -> Vec<usize> {
+    let h = HEADER_LEN;
+    let count = u64::from_le_bytes(bytes[h + 48..h + 56].try_into().unwrap());
+    let mut at = h + 56;
+    let mut out = Vec::new();
+    for _ in 0..count {
+        out.push(at);
+        let cells = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        at += 40 + cells.div_ceil(64) as usize * 8;
+    }
+    out
+}
+
+const CHAIN_LEN: Field = int("len", HEADER_LEN + 40, 8);
+
 #[test]
-fn a_scalable_len_must_match_its_stages() {
-    let bytes = sample(Variant::Scalable);
-    let len_field = fields(Variant::Scalable, &bytes)[5];
-    assert_eq!(len_field.name, "len");
-    for value in [u64::MAX, u64::MAX - 1, 0, 39, 41] {
-        let err = approxset::load(&forge(&bytes, len_field, value)).unwrap_err();
+fn a_scalable_len_counts_inserts_and_bounds_the_stages() {
+    let f = scalable_sample(3);
+    let bytes = f.to_bytes();
+    let sum: usize = f.stages().iter().map(|s| s.len()).sum();
+    assert_eq!(f.len(), sum, "distinct keys, none a false positive here");
+    let sum = sum as u64;
+    // `len` counts repeats as well, so it may exceed the stages' sum, but
+    // never fall below it.
+    for value in [0, 1, sum - 1] {
+        let err = approxset::load(&forge(&bytes, CHAIN_LEN, value)).unwrap_err();
         assert!(matches!(err, Error::Corrupt { .. }), "{value}: {err}");
     }
-    assert!(approxset::load(&forge(&bytes, len_field, 40)).is_ok());
+    for value in [sum, sum + 1, 1 << 40, u64::MAX - 1, u64::MAX] {
+        let forged = forge(&bytes, CHAIN_LEN, value);
+        let g = approxset::load(&forged).unwrap_or_else(|e| panic!("{value}: {e}"));
+        assert_eq!(g.len() as u64, value);
+        exercise(&forged, &format!("chain len {value}"));
+    }
+}
+
+/// Forges stage `stage`'s len to `value` and the chain's len to the sum to
+/// match, where the sum is a count.
+fn forge_stage_len(f: &ScalableBloomFilter, stage: usize, value: u64) -> Option<Vec<u8>> {
+    let bytes = f.to_bytes();
+    let at = stage_offsets(&bytes)[stage];
+    let others: u64 = f
+        .stages()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != stage)
+        .map(|(_, s)| s.len() as u64)
+        .sum();
+    let total = others.checked_add(value)?;
+    let forged = forge(&bytes, int("stage len", at + 16, 8), value);
+    Some(forge(&forged, CHAIN_LEN, total))
+}
+
+#[test]
+fn forged_stage_counts_load_only_when_they_stay_loadable() {
+    // One stage, and three (two full, the newest not).
+    for stages in [1, 3] {
+        let f = scalable_sample(stages);
+        let newest = stages - 1;
+        for (i, stage) in f.stages().iter().enumerate() {
+            let cap = stage.capacity() as u64;
+            let others: u64 = f.len() as u64 - stage.len() as u64;
+            let mut rng = 0x5CA1_AB1E ^ i as u64;
+            let mut values = vec![0, 1, cap - 1, cap, cap + 1, 2 * cap, u64::MAX - others];
+            values.extend([u64::MAX, u64::MAX - 1, next(&mut rng), next(&mut rng)]);
+            for value in values {
+                let what = format!("{stages} stages, stage {} len {value}", i + 1);
+                let Some(forged) = forge_stage_len(&f, i, value) else {
+                    continue;
+                };
+                let loaded = approxset::load(&forged);
+                // A stage holds at most its capacity, and every stage but
+                // the newest exactly that.
+                let valid = value <= cap && (i == newest || value == cap);
+                match loaded {
+                    Ok(_) => assert!(valid, "{what}: loaded"),
+                    Err(e) => {
+                        assert!(!valid, "{what}: {e}");
+                        assert!(matches!(e, Error::Corrupt { .. }), "{what}: {e}");
+                    }
+                }
+                // What loads survives growth, a clear and a reload.
+                exercise(&forged, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_full_newest_stage_loads_and_grows_on_the_next_insert() {
+    let f = scalable_sample(1);
+    let cap = f.stages()[0].capacity() as u64;
+    let forged = forge_stage_len(&f, 0, cap).unwrap();
+    let mut g = ScalableBloomFilter::from_bytes(&forged).unwrap();
+    g.insert("one more").unwrap();
+    assert_eq!(g.stages().len(), 2);
+    assert_eq!(g.stages()[1].len(), 1);
+    let again = ScalableBloomFilter::from_bytes(&g.to_bytes()).unwrap();
+    assert_eq!(again, g);
+}
+
+/// Forges the scalable field `name` of the chain header to `value`.
+fn forge_chain(bytes: &[u8], name: &str, value: u64) -> Vec<u8> {
+    let field = fields(Variant::Scalable, bytes)
+        .into_iter()
+        .take(7)
+        .find(|f| f.name == name)
+        .unwrap();
+    forge(bytes, field, value)
+}
+
+#[test]
+fn scalable_parameters_that_multiply_memory_are_bounded_at_load() {
+    let bytes = scalable_sample(1).to_bytes();
+    assert!(
+        bytes.len() <= 160,
+        "a file as small as the issue's: {}",
+        bytes.len()
+    );
+    // Growth past 16 (6e7 made one insert allocate 2 GB; 1e10 reserve
+    // 156 GB), a tightening below ½: refused before any insert.
+    for growth in [16.5, 6e7, 1e10, f64::MAX] {
+        let err = approxset::load(&forge_chain(&bytes, "growth", growth.to_bits())).unwrap_err();
+        assert!(
+            matches!(&err, Error::Corrupt { reason } if reason.contains("growth")),
+            "{growth}: {err}"
+        );
+    }
+    for tightening in [1e-10, 0.25, 0.499] {
+        let err = approxset::load(&forge_chain(&bytes, "tightening", f64::to_bits(tightening)))
+            .unwrap_err();
+        assert!(matches!(err, Error::Corrupt { .. }), "{tightening}: {err}");
+    }
+    // A capacity the stage's bits do not pay for: the initial capacity and
+    // the stage's capacity forged together to 10⁹ over 192 bits (the next
+    // stage would take 3.5 GB).
+    let huge = 1_000_000_000u64;
+    let at = stage_offsets(&bytes)[0];
+    let forged = forge_chain(&bytes, "initial capacity", huge);
+    let forged = forge(&forged, int("stage capacity", at + 24, 8), huge);
+    let err = approxset::load(&forged).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { reason } if reason.contains("bits")),
+        "{err}"
+    );
+    let forged = forge(&forged, int("stage len", at + 16, 8), huge);
+    let forged = forge(&forged, CHAIN_LEN, huge);
+    assert!(approxset::load(&forged).is_err());
+    // At the edges of the ranges the file loads and grows.
+    let mut f = ScalableBloomFilter::with_fp_rate(0.01)
+        .growth(16.0)
+        .tightening(0.5)
+        .seed(9)
+        .initial_capacity(8)
+        .unwrap();
+    f.try_extend(0..200u32).unwrap();
+    // 8 + 128 < 200 ≤ 8 + 128 + 2048.
+    let caps: Vec<usize> = f.stages().iter().map(|s| s.capacity()).collect();
+    assert_eq!(caps, [8, 128, 2048]);
+    exercise(&f.to_bytes(), "growth 16, tightening 0.5");
 }
 
 /// The least number of cells that meets `p` by `rate` at `k` hashes is
@@ -365,9 +542,12 @@ fn fill_until_error(f: &mut ScalableBloomFilter, cap: u32) -> Option<(Error, u32
 
 #[test]
 fn a_scalable_filter_that_cannot_grow_says_so() {
-    // Tightening 1e-10 makes the third stage's rate unreachable at once.
-    let mut f = ScalableBloomFilter::with_fp_rate(0.01)
-        .tightening(1e-10)
+    // At the least rate tightening ½ allows, stage 17's rate is past what
+    // 64 hashes reach; a growth near 1 gets there in about 180 items.
+    let p = ScalableBloomFilter::min_fp_rate(0.5);
+    let mut f = ScalableBloomFilter::with_fp_rate(p)
+        .tightening(0.5)
+        .growth(1.000_001)
         .seed(1)
         .initial_capacity(10)
         .unwrap();
@@ -384,6 +564,7 @@ fn a_scalable_filter_that_cannot_grow_says_so() {
         }
         e => panic!("{e}"),
     }
+    assert_eq!(f.stages().len(), approxset_bloom::MIN_STAGES as usize);
     let message = err.to_string();
     assert!(message.contains("cannot grow"), "{message}");
     // A refused insert changes nothing, and the error repeats.

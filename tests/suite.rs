@@ -70,10 +70,6 @@ fn key() -> impl Strategy<Value = Key> {
 
 /// Whether `len` counts every successful insert (`false` for variants that
 /// skip items they already hold, which count distinct items).
-fn counts_every_insert(variant: Variant) -> bool {
-    variant != Variant::Scalable
-}
-
 proptest! {
     #![proptest_config(proptest_config(96))]
 
@@ -118,11 +114,8 @@ proptest! {
             for k in &accepted {
                 prop_assert!(k.contains(&*f), "{variant}: lost {k:?}");
             }
-            if counts_every_insert(variant) {
-                prop_assert_eq!(f.len(), accepted.len(), "{}", variant);
-            } else {
-                prop_assert!(f.len() <= accepted.len());
-            }
+            // `len` is the inserts accepted, for every variant.
+            prop_assert_eq!(f.len(), accepted.len(), "{}", variant);
         }
     }
 }
@@ -215,11 +208,7 @@ fn metadata_through_the_trait() {
         for i in 0..1000u32 {
             f.insert(&i).unwrap();
         }
-        if counts_every_insert(variant) {
-            assert_eq!(f.len(), 1000, "{variant}");
-        } else {
-            assert!(f.len() <= 1000 && f.len() >= 990, "{variant}: {}", f.len());
-        }
+        assert_eq!(f.len(), 1000, "{variant}");
         // Estimated from the fill: positive, and at capacity about the
         // target (at most, give or take the estimate's own noise).
         let est = f.estimated_fp_rate();

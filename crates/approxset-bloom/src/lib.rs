@@ -59,4 +59,7 @@ pub use classic::BloomFilter;
 pub use counting::CountingBloomFilter;
 pub use layout::{Blocked, Classic, Layout, Partitioned};
 pub use partitioned::PartitionedBloomFilter;
-pub use scalable::{DEFAULT_GROWTH, DEFAULT_TIGHTENING, ScalableBloomFilter, ScalableBuilder};
+pub use scalable::{
+    DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_GROWTH, MIN_STAGES, MIN_TIGHTENING,
+    ScalableBloomFilter, ScalableBuilder,
+};

@@ -6,7 +6,7 @@
 use std::marker::PhantomData;
 
 use approxset_core::format::{Reader, Writer, tag};
-use approxset_core::sizing::{MAX_BITS, MAX_HASHES};
+use approxset_core::sizing::{self, MAX_BITS, MAX_HASHES};
 use approxset_core::{Error, HashKey, ProbeScheme, Result};
 
 use crate::cells::Cells;
@@ -186,9 +186,11 @@ impl ScalableBloomFilter {
     ///
     /// # Errors
     /// As [`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes), and
-    /// [`Error::Corrupt`] when the stages contradict the chain's parameters
-    /// (a stage's capacity or rate, a full stage before the newest, `len`
-    /// other than the stages' sum, memory over `max_bytes`).
+    /// [`Error::Corrupt`] for a parameter outside the builder's range
+    /// (growth, tightening, rate) or stages that contradict the chain's
+    /// parameters (a stage's capacity, rate or size, a stage holding more
+    /// than its capacity, a stage before the newest not full, `len` below
+    /// the stages' sum, memory over `max_bytes`).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut r = Reader::open_variant(bytes, tag::SCALABLE)?;
         let key = r.key();
@@ -240,9 +242,13 @@ impl ScalableBloomFilter {
     approxset_core::stream_methods!();
 
     /// Checks a loaded chain against its parameters: stage `i` has the
-    /// capacity and error rate the chain gives it, every stage but the
-    /// newest is full, `len` is the sum of the stages' items, and the
-    /// stages fit `max_bytes`.
+    /// capacity and error rate the chain gives it and the bits they plan
+    /// (so a capacity is paid for by bits in the file, and the next stage
+    /// is at most about `2·growth` times the newest), holds at most its
+    /// capacity, every stage but the newest is full, `len` (inserts
+    /// accepted) is at least the sum of the stages' items, and the stages
+    /// fit `max_bytes`. Whatever passes stays loadable after any operation:
+    /// an insert adds to a stage only below its capacity.
     fn check_stages(&self) -> Result<()> {
         let mut sum: usize = 0;
         let newest = self.stages.len() - 1;
@@ -260,6 +266,28 @@ impl ScalableBloomFilter {
                     stage.fp_rate()
                 )));
             }
+            // Within 1 % of the plan, allowing for another platform's
+            // rounding in the sizing search.
+            let planned = sizing::partitioned_params(capacity, error)
+                .map_err(|e| Error::corrupt(format!("stage {}: {e}", i + 1)))?;
+            if !(stage.bits() as f64 >= planned.bits() as f64 * 0.99
+                && stage.bits() as f64 <= planned.bits() as f64 * 1.01)
+            {
+                return Err(Error::corrupt(format!(
+                    "stage {} has {} bits, its capacity and rate plan {}",
+                    i + 1,
+                    stage.bits(),
+                    planned.bits()
+                )));
+            }
+            if stage.len() > stage.capacity() {
+                return Err(Error::corrupt(format!(
+                    "stage {} holds {} items, more than its capacity {}",
+                    i + 1,
+                    stage.len(),
+                    stage.capacity()
+                )));
+            }
             if i < newest && stage.len() < stage.capacity() {
                 return Err(Error::corrupt(format!(
                     "stage {} holds {} of {} items, yet a later stage exists",
@@ -272,9 +300,11 @@ impl ScalableBloomFilter {
                 .checked_add(stage.len())
                 .ok_or_else(|| Error::corrupt("the stages' items overflow a count"))?;
         }
-        if sum != self.len {
+        // Every insert counts in `len`, but only those not already present
+        // are stored in a stage.
+        if sum > self.len {
             return Err(Error::corrupt(format!(
-                "len {} is not the {sum} items of the stages",
+                "len {} is below the {sum} items of the stages",
                 self.len
             )));
         }

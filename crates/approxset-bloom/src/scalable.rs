@@ -5,9 +5,12 @@
 use approxset_core::Key;
 use std::fmt;
 
-use approxset_core::sizing::{self, MAX_HASHES, Plan, validate_fp_rate, validate_items};
+use approxset_core::sizing::{
+    self, MAX_HASHES, MIN_FP_RATE, Plan, validate_fp_rate, validate_items,
+};
 use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result, Value};
 
+use crate::bloom::Bloom;
 use crate::partitioned::PartitionedBloomFilter;
 
 /// The default growth factor `s`: each stage holds twice the previous one.
@@ -16,6 +19,25 @@ pub const DEFAULT_GROWTH: f64 = 2.0;
 /// The default tightening ratio `r`: each stage's error is 0.85 times the
 /// previous one's.
 pub const DEFAULT_TIGHTENING: f64 = 0.85;
+
+/// The largest growth factor: `1 < s ≤ 16`. One insert that adds a stage
+/// allocates at most about `2s` times the newest stage's bytes (see
+/// `docs/design.md`, "Scalable Bloom filter"), so a loaded file's
+/// parameters cannot make one insert allocate more than a small multiple
+/// of the file.
+pub const MAX_GROWTH: f64 = 16.0;
+
+/// The least tightening ratio: `0.5 ≤ r < 1`. At `r ≥ ½` the bits per item
+/// a stage's rate needs, `−log₂ pᵢ / ln 2`, grow by at most 1.44 (one hash
+/// function) from one stage to the next, at most doubling; a smaller `r`
+/// could add dozens of hash functions in one stage.
+pub const MIN_TIGHTENING: f64 = 0.5;
+
+/// The stages every chain has room for before a stage's rate would fall
+/// below [`MIN_FP_RATE`]: the target rate must leave them, see
+/// [`ScalableBloomFilter::min_fp_rate`]. Sixteen stages hold 65,535 times
+/// the initial capacity at growth 2.
+pub const MIN_STAGES: u32 = 16;
 
 /// A scalable Bloom filter: it never runs out of room and never exceeds its
 /// target false-positive rate `p`, however many items it is given.
@@ -45,10 +67,11 @@ pub const DEFAULT_TIGHTENING: f64 = 0.85;
 /// [`try_extend`](Self::try_extend), which stops at the first error.
 ///
 /// `insert` first tests membership and does not add an item that is
-/// (probably) present, so [`len`](Self::len) counts distinct items as well
-/// as the filter can tell (like RedisBloom's `BF.ADD`); an item that is a
-/// false positive of the filter is counted as present and not added, which
-/// costs nothing: it already tests positive.
+/// (probably) present to the newest stage, which keeps the stages from
+/// filling early; an item that is a false positive of the filter costs
+/// nothing: it already tests positive. [`len`](Self::len) still counts
+/// every accepted insert, as in every variant;
+/// [`estimated_items`](Self::estimated_items) estimates the distinct items.
 #[derive(Clone, PartialEq)]
 pub struct ScalableBloomFilter {
     pub(crate) stages: Vec<PartitionedBloomFilter>,
@@ -73,14 +96,14 @@ pub struct ScalableBuilder {
 }
 
 impl ScalableBuilder {
-    /// The growth factor `s > 1` (default 2; 4 grows in fewer, larger
-    /// stages at some memory cost).
+    /// The growth factor `s`, in (1, [`MAX_GROWTH`]] (default 2; 4 grows in
+    /// fewer, larger stages at some memory cost).
     pub fn growth(mut self, growth: f64) -> Self {
         self.growth = growth;
         self
     }
 
-    /// The tightening ratio `r` in (0, 1) (default 0.85).
+    /// The tightening ratio `r`, in [[`MIN_TIGHTENING`], 1) (default 0.85).
     pub fn tightening(mut self, tightening: f64) -> Self {
         self.tightening = tightening;
         self
@@ -93,10 +116,11 @@ impl ScalableBuilder {
     /// Builds the filter with its first stage sized for `initial_capacity`.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for `fp_rate` outside (0, 1), growth not
-    /// above 1 (or not finite), tightening outside (0, 1), or an initial
-    /// capacity of 0; [`Error::TooLarge`] or [`Error::AllocationFailed`] when
-    /// the first stage does not fit.
+    /// [`Error::InvalidParameter`] for `fp_rate` outside (0, 1) or below
+    /// [`ScalableBloomFilter::min_fp_rate`], growth outside (1,
+    /// [`MAX_GROWTH`]], tightening outside [[`MIN_TIGHTENING`], 1), or an
+    /// initial capacity of 0; [`Error::TooLarge`] or
+    /// [`Error::AllocationFailed`] when the first stage does not fit.
     pub fn initial_capacity(self, initial_capacity: usize) -> Result<ScalableBloomFilter> {
         self.validate(initial_capacity)?;
         let mut filter = ScalableBloomFilter {
@@ -114,21 +138,38 @@ impl ScalableBuilder {
         Ok(filter)
     }
 
+    /// Checks every parameter against its documented range; the load checks
+    /// a file's parameters with this too.
     pub(crate) fn validate(&self, initial_capacity: usize) -> Result<()> {
         validate_fp_rate(self.fp_rate)?;
         validate_items(initial_capacity)?;
-        if !(self.growth.is_finite() && self.growth > 1.0) {
+        if !(self.growth > 1.0 && self.growth <= MAX_GROWTH) {
             return Err(Error::invalid(
                 "growth",
-                format!("must be a number above 1, got {:?}", self.growth),
+                format!(
+                    "must be above 1 and at most {MAX_GROWTH}, got {:?}",
+                    self.growth
+                ),
             ));
         }
-        if !(self.tightening > 0.0 && self.tightening < 1.0) {
+        if !(self.tightening >= MIN_TIGHTENING && self.tightening < 1.0) {
             return Err(Error::invalid(
                 "tightening",
                 format!(
-                    "must be strictly between 0 and 1, got {:?}",
+                    "must be at least {MIN_TIGHTENING} and below 1, got {:?}",
                     self.tightening
+                ),
+            ));
+        }
+        let least = ScalableBloomFilter::min_fp_rate(self.tightening);
+        if self.fp_rate < least {
+            return Err(Error::invalid(
+                "fp_rate",
+                format!(
+                    "{:?} is below {least:.3e}, the least a scalable filter with tightening {:?} \
+                     is sized for (its stage {MIN_STAGES} would need more than {MAX_HASHES} \
+                     hash functions)",
+                    self.fp_rate, self.tightening
                 ),
             ));
         }
@@ -164,8 +205,30 @@ impl ScalableBloomFilter {
     /// As [`ScalableBuilder::initial_capacity`], except that nothing is
     /// allocated.
     pub fn plan(initial_capacity: usize, fp_rate: f64) -> Result<Plan> {
-        validate_fp_rate(fp_rate)?;
+        Self::with_fp_rate(fp_rate).validate(initial_capacity)?;
         PartitionedBloomFilter::plan(initial_capacity, fp_rate * (1.0 - DEFAULT_TIGHTENING))
+    }
+
+    /// The least target rate a chain with tightening `r` (in range) is built
+    /// for: `MIN_FP_RATE / ((1 − r)·r^(MIN_STAGES − 1))`, so that its first
+    /// [`MIN_STAGES`] stages' rates `p·(1 − r)·rⁱ` are all at least
+    /// [`MIN_FP_RATE`] (2⁻⁶⁴, what 64 hash functions reach). About
+    /// 4.1·10⁻¹⁸ at the default `r = 0.85`.
+    ///
+    /// ```
+    /// use approxset_bloom::{ScalableBloomFilter, Error};
+    /// let least = ScalableBloomFilter::min_fp_rate(0.85);
+    /// assert!(ScalableBloomFilter::new(10, least).is_ok());
+    /// assert!(matches!(
+    ///     ScalableBloomFilter::new(10, least / 2.0),
+    ///     Err(Error::InvalidParameter { name: "fp_rate", .. })
+    /// ));
+    /// ```
+    pub fn min_fp_rate(tightening: f64) -> f64 {
+        // Rounded up by a few ulps so that the stages' own products, taken
+        // in another order, stay at or above MIN_FP_RATE.
+        MIN_FP_RATE / ((1.0 - tightening) * tightening.powi(MIN_STAGES as i32 - 1))
+            * (1.0 + 8.0 * f64::EPSILON)
     }
 
     /// Capacity and error of stage `index`, or why that stage cannot exist.
@@ -189,9 +252,11 @@ impl ScalableBloomFilter {
             )));
         }
         let error = self.fp_rate * (1.0 - self.tightening) * self.tightening.powi(exponent);
-        if sizing::validate_fp_rate(error).is_err() {
+        if error < MIN_FP_RATE {
             return Err(cannot_grow(format!(
-                "stage {} would need a false-positive rate of {error:.3e}",
+                "stage {} would need a false-positive rate of {error:.3e}, beyond what \
+                 {MAX_HASHES} hash functions reach (a larger growth or tightening \
+                 postpones this)",
                 index + 1
             )));
         }
@@ -203,55 +268,41 @@ impl ScalableBloomFilter {
         Ok((capacity, error))
     }
 
-    /// The next stage, checked against the memory cap; does not add it.
+    /// The next stage, planned and checked against `max_bytes` and the
+    /// address space before anything is allocated; does not add it.
     fn new_stage(&self) -> Result<PartitionedBloomFilter> {
-        let index = self.stages.len();
-        let (capacity, error) = self.stage_params(index)?;
-        let used = self.memory_bytes();
-        let params = sizing::partitioned_params(capacity, error).map_err(|e| match e {
-            // The rate is valid but too small for any filter: the chain has
-            // tightened as far as it can.
-            Error::InvalidParameter { .. } if index > 0 => Error::CannotGrow {
-                stages: index,
-                items: self.len,
-                reason: format!(
-                    "stage {} would need a false-positive rate of {error:.3e}, beyond what \
-                     {MAX_HASHES} hash functions reach (a larger growth or tightening \
-                     postpones this)",
-                    index + 1
-                ),
-            },
-            e => e,
-        })?;
+        let (capacity, error) = self.stage_params(self.stages.len())?;
+        // Fails with `TooLarge` past MAX_BITS; the rate is at least
+        // MIN_FP_RATE, so it is not refused.
+        let params = sizing::partitioned_params(capacity, error)?;
         let needed = u128::from(params.bits()).div_ceil(64) * 8;
-        if let Some(max) = self.max_bytes {
-            if used as u128 + needed > max as u128 {
-                return Err(Error::TooLarge {
-                    needed: used as u128 + needed,
-                    limit: max as u128,
-                });
-            }
-        }
-        PartitionedBloomFilter::with_fp_rate(error)
-            .hash_key(self.key)
-            .expected_items(capacity)
+        sizing::check_memory(self.memory_bytes() as u128 + needed, self.max_bytes)?;
+        Bloom::empty(
+            params,
+            capacity,
+            error,
+            BuildOptions::new().hash_key(self.key),
+        )
     }
 
     approxset_core::key_methods!(insert -> Result<bool>);
 
-    /// Inserts a precomputed digest unless it (probably) is present;
-    /// returns `Ok(true)` when it was added.
+    /// Inserts a precomputed digest; returns `Ok(true)` when it was added,
+    /// `Ok(false)` when it (probably) was present already and was not stored
+    /// again. Either way the insert is accepted and counts in
+    /// [`len`](Self::len).
     ///
     /// # Errors
-    /// When a new stage is needed and would pass the memory cap
-    /// ([`Error::TooLarge`]) or cannot be allocated, and
-    /// [`Error::CannotGrow`] when the chain has tightened so far that the
-    /// next stage's rate needs more than 64 hash functions (after about 240
-    /// stages at the default growth and tightening, far past any memory;
-    /// sooner with a growth near 1 or a tiny tightening). The filter is
-    /// unchanged.
+    /// When a new stage is needed and would pass the memory cap or the
+    /// address space ([`Error::TooLarge`], checked before anything is
+    /// allocated) or cannot be allocated, and [`Error::CannotGrow`] when
+    /// the chain has tightened so far that the next stage's rate is below
+    /// [`MIN_FP_RATE`] (after about 230 stages at the default rate, growth
+    /// and tightening, far past any memory; after [`MIN_STAGES`] at the
+    /// least rate). The filter is unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
         if self.contains_digest(digest) {
+            self.len = self.len.saturating_add(1);
             return Ok(false);
         }
         let newest = self.stages.last().expect("a filter always has a stage");
@@ -266,8 +317,8 @@ impl ScalableBloomFilter {
         }
         let newest = self.stages.last_mut().expect("a filter always has a stage");
         newest.insert_digest(digest);
-        // Cannot overflow: each item takes a bit in the newest stage's
-        // memory, and a loaded len is checked against the stages.
+        // Saturates, like every variant's count. Every stored item counts
+        // here too, so the stages' sum stays at most `len`.
         self.len = self.len.saturating_add(1);
         Ok(true)
     }
@@ -284,9 +335,17 @@ impl ScalableBloomFilter {
     }
 
     approxset_core::bookkeeping_methods!(
-        len = "Distinct items added (see the type docs): an item that tests present \
-               is not added again."
+        len = "Inserts accepted, repeats included, as in every variant (an item that \
+               tests present is counted but not stored again; see the type docs). For \
+               distinct items use `estimated_items`."
     );
+
+    /// The number of distinct items estimated from the stages' fills: the
+    /// sum of each stage's estimate (Swamidass and Baldi), as
+    /// [`Bloom::estimated_items`]. Infinite when a stage is all ones.
+    pub fn estimated_items(&self) -> f64 {
+        self.stages.iter().map(|s| s.estimated_items()).sum()
+    }
 
     /// The first stage's capacity, `n₀`.
     pub fn initial_capacity(&self) -> usize {
@@ -425,18 +484,48 @@ mod tests {
     }
 
     #[test]
-    fn duplicates_are_not_added() {
+    fn duplicates_count_but_are_not_stored() {
         let mut f = ScalableBloomFilter::with_fp_rate(0.01)
             .seed(1)
             .initial_capacity(10)
             .unwrap();
         assert!(f.insert("a").unwrap());
         assert!(!f.insert("a").unwrap());
-        assert_eq!(f.len(), 1);
+        // Every accepted insert counts (it counted 1 before); the stage
+        // stores the key once.
+        assert_eq!(f.len(), 2);
         for _ in 0..100 {
             f.insert("a").unwrap();
         }
+        assert_eq!(f.len(), 102);
         assert_eq!(f.stages().len(), 1);
+        assert_eq!(f.stages()[0].len(), 1);
+        assert!(
+            (f.estimated_items() - 1.0).abs() < 0.1,
+            "{}",
+            f.estimated_items()
+        );
+    }
+
+    #[test]
+    fn estimated_items_sums_the_stages() {
+        let mut f = ScalableBloomFilter::with_fp_rate(0.01)
+            .seed(4)
+            .initial_capacity(1_000)
+            .unwrap();
+        assert_eq!(f.estimated_items(), 0.0);
+        for round in 0..3 {
+            for i in 0..20_000u32 {
+                f.insert(&i).unwrap();
+            }
+            assert_eq!(f.len(), 20_000 * (round + 1));
+        }
+        let sum: f64 = f.stages().iter().map(|s| s.estimated_items()).sum();
+        assert_eq!(f.estimated_items(), sum);
+        // The fill estimate of 20,000 distinct keys: within 3 % (its
+        // standard deviation here is well under 1 %).
+        let est = f.estimated_items();
+        assert!((est - 20_000.0).abs() < 600.0, "{est}");
     }
 
     #[test]
@@ -464,13 +553,22 @@ mod tests {
     #[test]
     fn bad_parameters() {
         let b = || ScalableBloomFilter::with_fp_rate(0.01);
-        for g in [1.0, 0.5, -2.0, f64::NAN, f64::INFINITY] {
+        for g in [
+            1.0,
+            0.5,
+            -2.0,
+            16.000_001,
+            6e7,
+            1e10,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
             assert!(matches!(
                 b().growth(g).initial_capacity(10),
                 Err(Error::InvalidParameter { name: "growth", .. })
             ));
         }
-        for r in [0.0, 1.0, 1.5, f64::NAN] {
+        for r in [0.0, 1e-10, 0.499, 1.0, 1.5, f64::NAN] {
             assert!(matches!(
                 b().tightening(r).initial_capacity(10),
                 Err(Error::InvalidParameter {
@@ -479,6 +577,10 @@ mod tests {
                 })
             ));
         }
+        // The edges of the ranges build.
+        assert!(b().growth(MAX_GROWTH).initial_capacity(10).is_ok());
+        assert!(b().growth(1.000_001).initial_capacity(10).is_ok());
+        assert!(b().tightening(MIN_TIGHTENING).initial_capacity(10).is_ok());
         assert!(b().initial_capacity(0).is_err());
         assert!(ScalableBloomFilter::new(10, 1.0).is_err());
         assert!(

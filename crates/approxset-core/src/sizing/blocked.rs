@@ -2,8 +2,8 @@
 //! loads and the least whole number of blocks that meets a target.
 
 use super::{
-    BloomParams, MAX_BITS, hash_candidates, optimal_bits_per_key, too_many_bits, validate_fp_rate,
-    validate_items,
+    BloomParams, MAX_BITS, hash_candidates, optimal_bits_per_key, too_many_bits,
+    validate_bloom_fp_rate, validate_items,
 };
 use crate::error::Result;
 
@@ -71,7 +71,7 @@ fn ln_factorial(n: f64) -> f64 {
 /// As [`classic_params`](super::classic_params).
 pub fn blocked_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
     validate_items(items)?;
-    validate_fp_rate(fp_rate)?;
+    validate_bloom_fp_rate(fp_rate)?;
     let [_, k_hi] = hash_candidates(fp_rate)?;
     let k_lo = ((-fp_rate.log2() * 0.6).floor() as u32).max(1).min(k_hi);
     let n = items as u64;

@@ -37,6 +37,13 @@ pub const MAX_HASHES: u32 = 64;
 /// The largest bit count a filter accepts (2⁶³), whatever the memory limit.
 pub const MAX_BITS: u64 = 1 << 63;
 
+/// The least target false-positive rate of the Bloom family (classic,
+/// partitioned, counting, blocked, atomic, and each stage of a scalable
+/// filter): 2⁻⁶⁴ ≈ 5.4·10⁻²⁰, what [`MAX_HASHES`] hash functions give at
+/// their optimum (half the bits set). A lower target would need more hash
+/// functions than a filter accepts; [`validate_bloom_fp_rate`] refuses it.
+pub const MIN_FP_RATE: f64 = 1.0 / 18_446_744_073_709_551_616.0;
+
 /// The approximate false-positive rate (1 − e^(−kn/m))^k of a classic Bloom
 /// filter of `bits` bits and `hashes` hash functions holding `items` items.
 pub fn fp_rate_approx(bits: f64, items: f64, hashes: f64) -> f64 {
@@ -96,6 +103,21 @@ pub fn validate_fp_rate(fp_rate: f64) -> Result<()> {
         "fp_rate",
         || format!("must be strictly between 0 and 1, got {fp_rate:?}"),
     )
+}
+
+/// Checks a Bloom-family target rate: strictly between 0 and 1 and at least
+/// [`MIN_FP_RATE`].
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `fp_rate` and quoting it otherwise.
+pub fn validate_bloom_fp_rate(fp_rate: f64) -> Result<()> {
+    validate_fp_rate(fp_rate)?;
+    require(fp_rate >= MIN_FP_RATE, "fp_rate", || {
+        format!(
+            "{fp_rate:?} is below 2^-64 ≈ {MIN_FP_RATE:.3e}, the least a Bloom filter of at \
+             most {MAX_HASHES} hash functions is sized for"
+        )
+    })
 }
 
 /// `Ok` when `ok`, else [`Error::InvalidParameter`] naming `name`.
@@ -313,7 +335,8 @@ fn ceil_bits(bound: f64, scale: u64) -> Result<u64> {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for `items` = 0 or `fp_rate` outside (0, 1)
-/// or so small it needs more than [`MAX_HASHES`] hash functions;
+/// or below [`MIN_FP_RATE`] (it would need more than [`MAX_HASHES`] hash
+/// functions);
 /// [`Error::TooLarge`] when the filter would need more than [`MAX_BITS`] bits.
 pub fn classic_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
     least_params(items, fp_rate, false)
@@ -337,7 +360,7 @@ pub fn partitioned_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
 /// floating-point slack until the exact formula is within target.
 fn least_params(items: usize, fp_rate: f64, partitioned: bool) -> Result<BloomParams> {
     validate_items(items)?;
-    validate_fp_rate(fp_rate)?;
+    validate_bloom_fp_rate(fp_rate)?;
     let n = items as u64;
     let mut best: Option<BloomParams> = None;
     for k in hash_candidates(fp_rate)? {
@@ -530,6 +553,21 @@ mod tests {
                 ..
             })
         ));
+        // Below 2^-64 every Bloom layout refuses the rate, quoting it.
+        assert!(classic_params(10, MIN_FP_RATE).is_ok());
+        assert!(partitioned_params(10, MIN_FP_RATE).is_ok());
+        assert!(blocked_params(10, MIN_FP_RATE).is_ok());
+        for p in [MIN_FP_RATE * 0.99, 1e-300, 5e-324] {
+            for params in [classic_params, partitioned_params, blocked_params] {
+                match params(10, p) {
+                    Err(Error::InvalidParameter {
+                        name: "fp_rate",
+                        reason,
+                    }) => assert!(reason.starts_with(&format!("{p:?} ")), "{reason}"),
+                    other => panic!("{p}: {other:?}"),
+                }
+            }
+        }
         assert!(matches!(
             classic_params(usize::MAX, 1e-18),
             Err(Error::TooLarge { .. })
