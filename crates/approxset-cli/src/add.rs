@@ -19,7 +19,7 @@ use clap::Args;
 use crate::answers::{self, Answer};
 use crate::overfill::Overfill;
 use crate::rewrite::{self, Need};
-use crate::{CliError, keys};
+use crate::{CliError, files, keys};
 
 /// Examples shown by `approxset add --help`.
 pub(crate) const EXAMPLES: &str = concat!(
@@ -52,6 +52,9 @@ pub(crate) struct AddArgs {
 
     #[command(flatten)]
     keys: keys::KeyArgs,
+
+    #[command(flatten)]
+    limit: files::StreamLimit,
 }
 
 /// How `add` answers: `new` (certainly not held before) or `present` (may
@@ -91,20 +94,23 @@ fn refused(
 /// the filter refuses is an error (exit code 1) and the file is left alone.
 pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or damaged file, before waiting for keys.
-    rewrite::check(&args.filter, Need::Any)?;
+    rewrite::check(&args.filter, Need::Any, args.limit)?;
     let keys = args.keys.collect()?;
     let total = keys.len();
     // Lock, load, insert, write, unlock: the file cannot change meanwhile.
-    let (rows, overfill) = rewrite::update(&args.filter, rewrite::load_any, |filter| {
-        let mut rows = Vec::with_capacity(total);
-        for key in keys {
-            match filter.insert_bytes(&key) {
-                Ok(new) => rows.push((key, new)),
-                Err(error) => return Err(refused(&args.filter, &key, rows.len(), total, &error)),
+    let (rows, overfill) =
+        rewrite::update(&args.filter, args.limit, rewrite::load_any, |filter| {
+            let mut rows = Vec::with_capacity(total);
+            for key in keys {
+                match filter.insert_bytes(&key) {
+                    Ok(new) => rows.push((key, new)),
+                    Err(error) => {
+                        return Err(refused(&args.filter, &key, rows.len(), total, &error));
+                    }
+                }
             }
-        }
-        Ok((rows, Overfill::of(filter)))
-    })?;
+            Ok((rows, Overfill::of(filter)))
+        })?;
     if let Some(overfill) = overfill {
         overfill.warn(&args.filter);
     }

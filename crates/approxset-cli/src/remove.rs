@@ -13,7 +13,7 @@ use clap::Args;
 
 use crate::answers::{self, Answer};
 use crate::rewrite::{self, Need};
-use crate::{CliError, keys};
+use crate::{CliError, files, keys};
 
 /// Examples shown by `approxset remove --help`.
 pub(crate) const EXAMPLES: &str = concat!(
@@ -42,6 +42,9 @@ pub(crate) struct RemoveArgs {
 
     #[command(flatten)]
     keys: keys::KeyArgs,
+
+    #[command(flatten)]
+    limit: files::StreamLimit,
 }
 
 /// How `remove` answers: `removed`, or `absent` when the filter certainly
@@ -59,17 +62,22 @@ const ANSWER: Answer = Answer {
 /// left alone.
 pub(crate) fn run(args: &RemoveArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or unfit file, before waiting for keys.
-    rewrite::check(&args.filter, Need::Delete)?;
+    rewrite::check(&args.filter, Need::Delete, args.limit)?;
     let keys = args.keys.collect()?;
     // Lock, load, remove, write, unlock: the file cannot change meanwhile.
-    let rows = rewrite::update(&args.filter, rewrite::load_deletable, |filter| {
-        Ok(keys
-            .into_iter()
-            .map(|key| {
-                let removed = filter.remove_bytes(&key);
-                (key, removed)
-            })
-            .collect::<Vec<_>>())
-    })?;
+    let rows = rewrite::update(
+        &args.filter,
+        args.limit,
+        rewrite::load_deletable,
+        |filter| {
+            Ok(keys
+                .into_iter()
+                .map(|key| {
+                    let removed = filter.remove_bytes(&key);
+                    (key, removed)
+                })
+                .collect::<Vec<_>>())
+        },
+    )?;
     answers::report(&rows, ANSWER, json)
 }
