@@ -687,6 +687,8 @@ fn build_query_info_round_trip_for_every_variant() {
             "target_fp",
             "estimated_fp",
             "bytes",
+            "file_bytes",
+            "keys",
             "output",
         ] {
             assert!(
@@ -697,7 +699,8 @@ fn build_query_info_round_trip_for_every_variant() {
         let size = std::fs::metadata(&file).unwrap().len();
         assert_eq!(built["variant"], variant.as_str());
         assert_eq!(built["items"].as_u64(), Some(words.len() as u64));
-        assert_eq!(built["bytes"].as_u64(), Some(size), "{variant}");
+        assert_eq!(built["keys"].as_u64(), Some(words.len() as u64));
+        assert_eq!(built["file_bytes"].as_u64(), Some(size), "{variant}");
         assert_eq!(built["output"].as_str(), Some(file.as_str()));
         assert_eq!(num(&built, "target_fp"), 0.01);
 
@@ -746,6 +749,10 @@ fn build_query_info_round_trip_for_every_variant() {
         let estimated = num(&info, "estimated_fp");
         assert!(estimated > 0.0 && estimated < 0.05, "{variant}: {info}");
         assert!(info["bytes"].as_u64().unwrap() > 0);
+        // The same fields mean the same in both records.
+        for field in ["items", "capacity", "bytes", "file_bytes"] {
+            assert_eq!(built[field], info[field], "{variant}: {field}");
+        }
         let params = &info["parameters"];
         match variant.as_str() {
             "classic" | "partitioned" => {
