@@ -56,7 +56,8 @@ pub(crate) struct CompareArgs {
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
 
-    /// Only these variants (comma-separated); all by default.
+    /// Only these variants (comma-separated names in any case, or aliases);
+    /// all by default.
     #[arg(long, value_name = "VARIANT", value_delimiter = ',', value_parser = variant_parser())]
     variant: Vec<Variant>,
 
