@@ -534,7 +534,8 @@ fn sweep_chart(rows: &[CompareRow], queries: usize) -> Chart {
         "Memory against measured false-positive rate, targets 10% to 1e-6".to_owned(),
         rows,
         x.clone(),
-        1.08,
+        // Room above the curves for the legend (top right).
+        2.0,
         Scale::Log,
         series,
         Vec::new(),
@@ -552,7 +553,7 @@ fn sweep_chart(rows: &[CompareRow], queries: usize) -> Chart {
 /// A chart of bits per key against the measured rate over `x` (log): on a
 /// linear axis from 0 to `headroom` × the largest of the rows and the
 /// classic optimum at the left edge, or on a log axis from the smallest of
-/// the rows over `headroom` to that largest.
+/// the rows over 1.1 to that largest.
 fn memory_chart(
     title: String,
     rows: &[CompareRow],
@@ -575,7 +576,7 @@ fn memory_chart(
                 .map(|r| r.bits_per_key)
                 .filter(|b| *b > 0.0)
                 .fold(y_max, f64::min)
-                / headroom,
+                / 1.1,
             "bits per key (log scale)",
         ),
     };
