@@ -19,7 +19,7 @@ use clap::Args;
 use crate::answers::{self, Answer};
 use crate::overfill::Overfill;
 use crate::rewrite::{self, Need};
-use crate::{CliError, files, keys};
+use crate::{CliError, keys};
 
 /// Examples shown by `approxset add --help`.
 pub(crate) const EXAMPLES: &str = concat!(
@@ -46,15 +46,14 @@ pub(crate) struct AddArgs {
     /// The filter file, of any variant (written by `approxset build`);
     /// rewritten whole, or left alone on failure. Concurrent `add`,
     /// `remove` and `build` runs on one file take turns on its lock file
-    /// `.FILTER.lock` (waiting, not failing), so none loses another's update.
+    /// `.FILTER.lock` (waiting, not failing), so none loses another's update;
+    /// the lock file must be a regular file (a link or FIFO there is an
+    /// error). A FIFO or device as FILTER is refused.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
     #[command(flatten)]
     keys: keys::KeyArgs,
-
-    #[command(flatten)]
-    limit: files::StreamLimit,
 }
 
 /// How `add` answers: `new` (certainly not held before) or `present` (may
@@ -94,23 +93,22 @@ fn refused(
 /// the filter refuses is an error (exit code 1) and the file is left alone.
 pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or damaged file, before waiting for keys.
-    rewrite::check(&args.filter, Need::Any, args.limit)?;
+    rewrite::check(&args.filter, Need::Any)?;
     let keys = args.keys.collect()?;
     let total = keys.len();
     // Lock, load, insert, write, unlock: the file cannot change meanwhile.
-    let (rows, overfill) =
-        rewrite::update(&args.filter, args.limit, rewrite::load_any, |filter| {
-            let mut rows = Vec::with_capacity(total);
-            for key in keys {
-                match filter.insert_bytes(&key) {
-                    Ok(new) => rows.push((key, new)),
-                    Err(error) => {
-                        return Err(refused(&args.filter, &key, rows.len(), total, &error));
-                    }
+    let (rows, overfill) = rewrite::update(&args.filter, rewrite::load_any, |filter| {
+        let mut rows = Vec::with_capacity(total);
+        for key in keys {
+            match filter.insert_bytes(&key) {
+                Ok(new) => rows.push((key, new)),
+                Err(error) => {
+                    return Err(refused(&args.filter, &key, rows.len(), total, &error));
                 }
             }
-            Ok((rows, Overfill::of(filter)))
-        })?;
+        }
+        Ok((rows, Overfill::of(filter)))
+    })?;
     if let Some(overfill) = overfill {
         overfill.warn(&args.filter);
     }

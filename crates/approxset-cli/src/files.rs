@@ -294,30 +294,39 @@ fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
 /// The error of a file that is not a regular file, saying what it is.
 fn not_regular(meta: &fs::Metadata) -> io::Error {
     let kind = meta.file_type();
-    let mut what = if kind.is_symlink() {
-        "a symbolic link"
+    let what = if kind.is_symlink() {
+        Some("a symbolic link")
     } else if kind.is_dir() {
-        "a directory"
+        Some("a directory")
     } else {
-        "not a regular file"
+        special_kind(kind)
     };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            what = "a FIFO";
-        } else if kind.is_socket() {
-            what = "a socket";
-        } else if kind.is_block_device() || kind.is_char_device() {
-            what = "a device";
-        }
-    }
-    let message = if what == "not a regular file" {
-        "it is not a regular file".to_owned()
-    } else {
-        format!("it is {what}, not a regular file")
+    let message = match what {
+        Some(what) => format!("it is {what}, not a regular file"),
+        None => "it is not a regular file".to_owned(),
     };
     io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// What a special file is: a FIFO, a socket or a device.
+#[cfg(unix)]
+fn special_kind(kind: fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_block_device() || kind.is_char_device() {
+        Some("a device")
+    } else {
+        None
+    }
+}
+
+/// Special files are not told apart on this platform.
+#[cfg(not(unix))]
+fn special_kind(_: fs::FileType) -> Option<&'static str> {
+    None
 }
 
 /// An exclusive lock on a filter file (on its lock file), held until dropped.
@@ -464,6 +473,7 @@ fn temporary_name(path: &Path, attempt: u32) -> PathBuf {
 /// Whether `entry` is named as a temporary file of the file `name` is:
 /// `.NAME.PID.N.tmp`, with PID and N decimal numbers. The two numbers make
 /// the name unambiguous: it cannot be the temporary file of another name.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn is_temporary_of(name: &OsStr, entry: &OsStr) -> bool {
     let Some(middle) = entry
         .as_encoded_bytes()
@@ -493,22 +503,24 @@ fn names(path: &Path, file: &File) -> bool {
 
 /// Claims the new temporary file `file`, created at `path`: takes its lock
 /// (waiting for a cleaner that may hold it for an instant) and checks that
-/// `path` still names it. `false` when a cleaner removed it first.
+/// `path` still names it. `false` when a cleaner removed it first. Where
+/// the file system has no locks the file is used unlocked: a cleaner
+/// cannot take its lock either, so it never removes it.
 #[cfg(unix)]
-fn claim(file: &File, path: &Path) -> io::Result<bool> {
+fn claim(file: &File, path: &Path) -> bool {
     loop {
         match file.lock() {
-            Ok(()) => return Ok(names(path, file)),
+            Ok(()) => return names(path, file),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(_) => return true,
         }
     }
 }
 
 /// Temporary files are not locked on this platform.
 #[cfg(not(unix))]
-fn claim(_: &File, _: &Path) -> io::Result<bool> {
-    Ok(true)
+fn claim(_: &File, _: &Path) -> bool {
+    true
 }
 
 /// Removes the stale temporary files of `path`, left by writers that are
@@ -568,7 +580,7 @@ impl Temporary {
             let temp = temporary_name(path, attempt);
             match File::create_new(&temp) {
                 Ok(file) => {
-                    if !claim(&file, &temp)? {
+                    if !claim(&file, &temp) {
                         // Removed by a cleaner before it was locked.
                         continue;
                     }
@@ -869,7 +881,7 @@ mod tests {
         // A live writer's, locked as this process's temporaries are.
         let live = scratch.0.join(".f.bin.4000004.0.tmp");
         let held = File::create_new(&live).unwrap();
-        assert!(claim(&held, &live).unwrap());
+        assert!(claim(&held, &live));
         // And this process's own, in use.
         let own = Temporary::create(&target).unwrap();
         let mine = own.path.clone();
@@ -897,7 +909,7 @@ mod tests {
         let path = scratch.0.join(".f.bin.1.0.tmp");
         let file = File::create_new(&path).unwrap();
         fs::remove_file(&path).unwrap();
-        assert!(!claim(&file, &path).unwrap());
+        assert!(!claim(&file, &path));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use clap::Args;
 
 use crate::answers::{self, Answer};
 use crate::rewrite::{self, Need};
-use crate::{CliError, files, keys};
+use crate::{CliError, keys};
 
 /// Examples shown by `approxset remove --help`.
 pub(crate) const EXAMPLES: &str = concat!(
@@ -36,15 +36,14 @@ pub(crate) struct RemoveArgs {
     /// says); rewritten whole, or left alone on failure. Any other variant
     /// is an error (exit code 1) and the file is not touched. Concurrent
     /// `remove`, `add` and `build` runs on one file take turns on its lock file
-    /// `.FILTER.lock` (waiting, not failing), so none loses another's update.
+    /// `.FILTER.lock` (waiting, not failing), so none loses another's update;
+    /// the lock file must be a regular file (a link or FIFO there is an
+    /// error). A FIFO or device as FILTER is refused.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
     #[command(flatten)]
     keys: keys::KeyArgs,
-
-    #[command(flatten)]
-    limit: files::StreamLimit,
 }
 
 /// How `remove` answers: `removed`, or `absent` when the filter certainly
@@ -62,22 +61,17 @@ const ANSWER: Answer = Answer {
 /// left alone.
 pub(crate) fn run(args: &RemoveArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or unfit file, before waiting for keys.
-    rewrite::check(&args.filter, Need::Delete, args.limit)?;
+    rewrite::check(&args.filter, Need::Delete)?;
     let keys = args.keys.collect()?;
     // Lock, load, remove, write, unlock: the file cannot change meanwhile.
-    let rows = rewrite::update(
-        &args.filter,
-        args.limit,
-        rewrite::load_deletable,
-        |filter| {
-            Ok(keys
-                .into_iter()
-                .map(|key| {
-                    let removed = filter.remove_bytes(&key);
-                    (key, removed)
-                })
-                .collect::<Vec<_>>())
-        },
-    )?;
+    let rows = rewrite::update(&args.filter, rewrite::load_deletable, |filter| {
+        Ok(keys
+            .into_iter()
+            .map(|key| {
+                let removed = filter.remove_bytes(&key);
+                (key, removed)
+            })
+            .collect::<Vec<_>>())
+    })?;
     answers::report(&rows, ANSWER, json)
 }

@@ -63,8 +63,8 @@ pub(crate) fn load_deletable(
 /// still decides.
 ///
 /// # Errors
-/// As [`files::read_filter`] (with `limit`), [`load_any`] and [`load_deletable`].
-pub(crate) fn check(path: &Path, need: Need, limit: files::StreamLimit) -> Result<(), CliError> {
+/// As [`files::read_filter`], [`load_any`] and [`load_deletable`].
+pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
     // A FIFO or a device cannot be rewritten in place, and a FIFO read here
     // would leave nothing for the locked load to read (it would wait).
     if let Ok(meta) = std::fs::metadata(path)
@@ -88,7 +88,7 @@ pub(crate) fn check(path: &Path, need: Need, limit: files::StreamLimit) -> Resul
     if looks_fit {
         return Ok(());
     }
-    let bytes = files::read_filter(path, limit)?;
+    let bytes = files::read_filter(path, files::StreamLimit::default())?;
     match need {
         Need::Any => load_any(path, &bytes).map(drop),
         Need::Delete => load_deletable(path, &bytes).map(drop),
@@ -107,7 +107,6 @@ pub(crate) fn check(path: &Path, need: Need, limit: files::StreamLimit) -> Resul
 /// it was (whatever `change` did to the loaded filter is dropped).
 pub(crate) fn update<F, T>(
     path: &Path,
-    limit: files::StreamLimit,
     load: impl FnOnce(&Path, &[u8]) -> Result<Box<F>, CliError>,
     change: impl FnOnce(&mut F) -> Result<T, CliError>,
 ) -> Result<T, CliError>
@@ -115,7 +114,9 @@ where
     F: ApproxSet + ?Sized,
 {
     let lock = files::lock(path, "filter")?;
-    let old = files::read_filter(path, limit)?;
+    // A regular file (`check` refused anything else) is read up to its
+    // size; the default limit covers one swapped in since.
+    let old = files::read_filter(path, files::StreamLimit::default())?;
     let mut filter = load(path, &old)?;
     let result = change(&mut *filter)?;
     let new = filter
@@ -156,20 +157,15 @@ mod tests {
         let scratch = Scratch::new("change");
         let path = scratch.0.join("f.bin");
         save(&path, &["a", "b"]);
-        let removed = update(
-            &path,
-            files::StreamLimit::default(),
-            load_deletable,
-            |filter| {
-                // Another writer cannot take the lock meanwhile.
-                let other = File::open(files::lock_path(&path)).unwrap();
-                assert!(matches!(
-                    other.try_lock(),
-                    Err(fs::TryLockError::WouldBlock)
-                ));
-                Ok(filter.remove("a"))
-            },
-        )
+        let removed = update(&path, load_deletable, |filter| {
+            // Another writer cannot take the lock meanwhile.
+            let other = File::open(files::lock_path(&path)).unwrap();
+            assert!(matches!(
+                other.try_lock(),
+                Err(fs::TryLockError::WouldBlock)
+            ));
+            Ok(filter.remove("a"))
+        })
         .unwrap();
         assert!(removed);
         let g = approxset::load(&fs::read(&path).unwrap()).unwrap();
@@ -188,7 +184,7 @@ mod tests {
         let scratch = Scratch::new("failed");
         let path = scratch.0.join("f.bin");
         let before = save(&path, &["a"]);
-        let e = update(&path, files::StreamLimit::default(), load_any, |filter| {
+        let e = update(&path, load_any, |filter| {
             filter.insert("b").unwrap();
             Err::<(), _>(CliError::failure("refused"))
         })
@@ -203,13 +199,7 @@ mod tests {
         };
         #[cfg(unix)]
         let first = inode();
-        update(
-            &path,
-            files::StreamLimit::default(),
-            load_deletable,
-            |filter| Ok(filter.remove("zz")),
-        )
-        .unwrap();
+        update(&path, load_deletable, |filter| Ok(filter.remove("zz"))).unwrap();
         assert_eq!(fs::read(&path).unwrap(), before);
         #[cfg(unix)]
         assert_eq!(inode(), first);
@@ -221,18 +211,18 @@ mod tests {
         let scratch = Scratch::new("check");
         let path = scratch.0.join("f.bin");
         let missing = scratch.0.join("missing.bin");
-        let e = check(&missing, Need::Any, files::StreamLimit::default()).unwrap_err();
+        let e = check(&missing, Need::Any).unwrap_err();
         assert!(e.to_string().contains("missing.bin"), "{e}");
         save(&path, &["a"]);
-        check(&path, Need::Any, files::StreamLimit::default()).unwrap();
-        check(&path, Need::Delete, files::StreamLimit::default()).unwrap();
+        check(&path, Need::Any).unwrap();
+        check(&path, Need::Delete).unwrap();
         let mut classic = Variant::Classic.builder().seed(3).build(10, 0.01).unwrap();
         classic.insert("a").unwrap();
         fs::write(&path, classic.to_bytes().unwrap()).unwrap();
-        check(&path, Need::Any, files::StreamLimit::default()).unwrap();
-        let e = check(&path, Need::Delete, files::StreamLimit::default()).unwrap_err();
+        check(&path, Need::Any).unwrap();
+        let e = check(&path, Need::Delete).unwrap_err();
         assert!(e.to_string().contains("cannot delete"), "{e}");
         fs::write(&path, b"not a filter at all, but long enough").unwrap();
-        assert!(check(&path, Need::Any, files::StreamLimit::default()).is_err());
+        assert!(check(&path, Need::Any).is_err());
     }
 }
