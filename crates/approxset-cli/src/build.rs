@@ -67,8 +67,9 @@ pub(crate) struct BuildArgs {
     /// `.FILTER.lock` next to it (left in place; it must be a regular file,
     /// a link or FIFO there is an error), so a concurrent `add` or `remove`
     /// of the same file finishes before it or works on the new file.
-    /// Temporary files of runs that were killed are removed. A warning on standard error says when the filter holds more
-    /// keys than --items.
+    /// Temporary files of runs that were killed are removed. A warning on
+    /// standard error says when the filter holds more keys than --items,
+    /// and when the input holds no keys.
     #[arg(long, value_name = "FILTER")]
     output: PathBuf,
 }

@@ -57,10 +57,10 @@ pub(crate) fn load_deletable(
 
 /// A quick check, before a command reads its keys and takes the lock, that
 /// `path` looks like a filter it can change: a regular file (not a FIFO or
-/// a device, which are refused without being opened) whose header names a variant
-/// (one that can delete, for [`Need::Delete`]). Anything else is loaded in
-/// full to report the same error the locked load would. The locked load
-/// still decides.
+/// a device, which are refused without being opened) whose header names a
+/// variant (one that can delete, for [`Need::Delete`]). Anything else is
+/// loaded in full to report the same error the locked load would. The
+/// locked load still decides.
 ///
 /// # Errors
 /// As [`files::read_filter`], [`load_any`] and [`load_deletable`].
