@@ -46,7 +46,9 @@ pub(crate) struct AddArgs {
     /// The filter file, of any variant (written by `approxset build`);
     /// rewritten whole, or left alone on failure. Concurrent `add`,
     /// `remove` and `build` runs on one file take turns on its lock file
-    /// `.FILTER.lock` (waiting, not failing), so none loses another's update.
+    /// `.FILTER.lock` (waiting, not failing), so none loses another's update;
+    /// the lock file must be a regular file (a link or FIFO there is an
+    /// error). A FIFO or device as FILTER is refused.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 
@@ -100,7 +102,9 @@ pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
         for key in keys {
             match filter.insert_bytes(&key) {
                 Ok(new) => rows.push((key, new)),
-                Err(error) => return Err(refused(&args.filter, &key, rows.len(), total, &error)),
+                Err(error) => {
+                    return Err(refused(&args.filter, &key, rows.len(), total, &error));
+                }
             }
         }
         Ok((rows, Overfill::of(filter)))

@@ -38,7 +38,7 @@ const CUCKOO_MAX_COPIES: usize = 8;
 /// The options of `approxset build`.
 #[derive(Debug, Args)]
 pub(crate) struct BuildArgs {
-    /// The filter variant.
+    /// The filter variant: a name below in any case, or an alias.
     #[arg(long, value_name = "VARIANT", value_parser = variant_parser())]
     variant: Variant,
 
@@ -64,10 +64,12 @@ pub(crate) struct BuildArgs {
 
     /// The filter file to write: replaced whole, or left alone on failure.
     /// The new file is renamed into place holding the lock file
-    /// `.FILTER.lock` next to it (left in place), so a concurrent `add` or
-    /// `remove` of the same file finishes before it or works on the new
-    /// file. A warning on standard error says when the filter holds more
-    /// keys than --items.
+    /// `.FILTER.lock` next to it (left in place; it must be a regular file,
+    /// a link or FIFO there is an error), so a concurrent `add` or `remove`
+    /// of the same file finishes before it or works on the new file.
+    /// Temporary files of runs that were killed are removed. A warning on
+    /// standard error says when the filter holds more keys than --items,
+    /// and when the input holds no keys.
     #[arg(long, value_name = "FILTER")]
     output: PathBuf,
 }
@@ -77,16 +79,22 @@ pub(crate) struct BuildArgs {
 pub(crate) struct BuildRecord {
     /// The variant's name.
     variant: String,
-    /// Keys inserted.
+    /// Items the filter holds (its `len()`), as `info` reports them: the
+    /// keys read, unless the variant does not count some of them (a
+    /// scalable filter skips a key it seems to hold already).
     items: u64,
+    /// Keys read from the input and inserted (empty lines skipped).
+    keys: u64,
     /// Items the filter was sized for.
     capacity: u64,
     /// The false-positive rate it was built for.
     target_fp: f64,
     /// The false-positive rate estimated from its fill.
     estimated_fp: f64,
-    /// Bytes written to the file.
+    /// Bytes of filter data in memory, as `info` reports them.
     bytes: u64,
+    /// Bytes written to the file (`info`'s `file_bytes`).
+    file_bytes: u64,
     /// The filter file.
     output: String,
     /// Whether it holds more items than it was sized for (`items >
@@ -100,10 +108,12 @@ impl Record for BuildRecord {
         vec![
             ("variant", self.variant.clone()),
             ("items", output::count(self.items)),
+            ("keys read", output::count(self.keys)),
             ("capacity", output::count(self.capacity)),
             ("target FP", output::rate(self.target_fp)),
             ("estimated FP", output::rate(self.estimated_fp)),
-            ("written", output::bytes_exact(self.bytes)),
+            ("memory", output::bytes(self.bytes)),
+            ("written", output::bytes_exact(self.file_bytes)),
             ("output", self.output.clone()),
         ]
     }
@@ -204,6 +214,13 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     let data = files::read_input(&args.input, "--input")?;
     let how = LineKeys::from_flag(args.raw_keys);
     let total = keys::lines(&data, how).count();
+    if total == 0 {
+        eprintln!(
+            "warning: {} holds no keys (empty lines are skipped); '{}' will be an empty filter",
+            files::describe(&args.input),
+            args.output.display()
+        );
+    }
     let capacity = items.unwrap_or(total.max(1));
 
     let mut builder = args.variant.builder();
@@ -239,11 +256,13 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     }
     BuildRecord {
         variant: filter.variant().to_owned(),
-        items: inserted as u64,
+        items: filter.len() as u64,
+        keys: inserted as u64,
         capacity: filter.capacity() as u64,
         target_fp: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
-        bytes: bytes.len() as u64,
+        bytes: filter.memory_bytes() as u64,
+        file_bytes: bytes.len() as u64,
         output: args.output.display().to_string(),
         overfilled: overfill.is_some(),
     }

@@ -27,7 +27,8 @@ pub(crate) struct DesignArgs {
     #[arg(long, value_name = "P", allow_negative_numbers = true)]
     fp: f64,
 
-    /// Only these variants (comma-separated); all by default.
+    /// Only these variants (comma-separated names in any case, or aliases);
+    /// all by default.
     #[arg(long, value_name = "VARIANT", value_delimiter = ',', value_parser = variant_parser())]
     variant: Vec<Variant>,
 }
@@ -99,19 +100,76 @@ impl TableRow for DesignRow {
     }
 }
 
-/// The parser of `--variant`: the names of [`Variant::ALL`], which `--help`
-/// and the error for an unknown name list, and `bloom` for `classic` (as
-/// the library's `Variant::from_str` takes it; not listed).
-pub(crate) fn variant_parser() -> impl TypedValueParser<Value = Variant> {
-    PossibleValuesParser::new(Variant::ALL.iter().map(|&v| {
-        let value = PossibleValue::new(v.name());
-        if v == Variant::Classic {
-            value.alias("bloom")
-        } else {
-            value
+/// The other names a variant goes by, as the library's `Variant::from_str`
+/// takes them; `--help` lists them.
+const ALIASES: &[(&str, Variant)] = &[("bloom", Variant::Classic)];
+
+/// What `--help` says of a variant, with its aliases.
+fn variant_help(variant: Variant) -> String {
+    let what = match variant {
+        Variant::Classic => "the classic Bloom filter",
+        Variant::Partitioned => "a Bloom filter in k slices, one probe in each",
+        Variant::Counting => "4-bit counters instead of bits; deletes",
+        Variant::Cuckoo => "fingerprints in buckets of four; deletes; bounded room",
+        Variant::Scalable => "stages of Bloom filters; grows past its capacity at the same FP rate",
+        Variant::Blocked => "each key's bits in one 64-byte cache line",
+        _ => "",
+    };
+    let aliases: Vec<&str> = ALIASES
+        .iter()
+        .filter(|(_, v)| *v == variant)
+        .map(|(name, _)| *name)
+        .collect();
+    if aliases.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{what} (alias: {})", aliases.join(", "))
+    }
+}
+
+/// The parser of `--variant`: the names of [`Variant::ALL`] and their
+/// aliases (`bloom` for `classic`), in any ASCII case, as the library's
+/// `Variant::from_str` takes them. `--help` lists each name with its
+/// aliases; an unknown name is clap's error listing the names.
+#[derive(Clone, Debug)]
+pub(crate) struct VariantParser(PossibleValuesParser);
+
+/// The parser of `--variant` (see [`VariantParser`]).
+pub(crate) fn variant_parser() -> VariantParser {
+    VariantParser(PossibleValuesParser::new(Variant::ALL.iter().map(|&v| {
+        let aliases = ALIASES
+            .iter()
+            .filter(|(_, a)| *a == v)
+            .map(|(name, _)| *name);
+        PossibleValue::new(v.name())
+            .aliases(aliases)
+            .help(variant_help(v))
+    })))
+}
+
+impl TypedValueParser for VariantParser {
+    type Value = Variant;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Variant, clap::Error> {
+        if let Some(variant) = value.to_str().and_then(|s| s.parse::<Variant>().ok()) {
+            return Ok(variant);
         }
-    }))
-    .try_map(|name| name.parse::<Variant>())
+        // Not a name in any case: clap's error, which lists the names (and
+        // suggests a near one).
+        Err(match self.0.parse_ref(cmd, arg, value) {
+            Err(e) => e,
+            Ok(_) => clap::Error::new(clap::error::ErrorKind::InvalidValue).with_cmd(cmd),
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        self.0.possible_values()
+    }
 }
 
 /// The variants chosen with `--variant`, or every one.
@@ -181,6 +239,27 @@ mod tests {
             assert_eq!(cli.variant, Variant::Classic, "{name}");
         }
         assert!(Cli::try_parse_from(["t", "--variant", "blom"]).is_err());
+    }
+
+    #[test]
+    fn variant_names_ignore_case_and_help_lists_aliases() {
+        for (name, variant) in [
+            ("Bloom", Variant::Classic),
+            ("CLASSIC", Variant::Classic),
+            ("Cuckoo", Variant::Cuckoo),
+            ("scaLable", Variant::Scalable),
+        ] {
+            let cli = Cli::try_parse_from(["t", "--variant", name]).unwrap();
+            assert_eq!(cli.variant, variant, "{name}");
+        }
+        let e = Cli::try_parse_from(["t", "--variant", "blom"]).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("classic") && text.contains("blocked"),
+            "{text}"
+        );
+        assert!(variant_help(Variant::Classic).ends_with("(alias: bloom)"));
+        assert!(!variant_help(Variant::Cuckoo).contains("alias"));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::keys::KeyList;
 use crate::output::{self, Column, Report, TableRow};
-use crate::plot::{self, Axis, Chart, Scale, Series, Style};
+use crate::plot::{self, Axis, Chart, Mark, Scale, Series, Style};
 use crate::{CliError, DEFAULT_SEED, check_count};
 
 /// Examples shown by `approxset experiment --help`.
@@ -287,7 +287,7 @@ fn theory_chart(rows: &[TheoryRow], n: u64) -> Chart {
         series.push(Series {
             label: None,
             colour,
-            style: Style::Points,
+            style: Style::Points(Mark::Dot),
             points: rows
                 .iter()
                 .filter(|r| r.k == k && r.measured_fp > 0.0)
@@ -296,7 +296,7 @@ fn theory_chart(rows: &[TheoryRow], n: u64) -> Chart {
         });
     }
     series.push(legend_key("theory (exact formula)", Style::Line));
-    series.push(legend_key("measured", Style::Points));
+    series.push(legend_key("measured", Style::Points(Mark::Dot)));
     let values = rows.iter().flat_map(|r| [r.measured_fp, r.theory_exact]);
     Chart {
         title: format!(
@@ -454,7 +454,7 @@ fn optimal_k_chart(rows: &[OptimalKRow], bits_per_key: f64, n: u64) -> Chart {
         Series {
             label: Some("measured".to_owned()),
             colour: plot::colour(1),
-            style: Style::Points,
+            style: Style::Points(Mark::Dot),
             points: rows
                 .iter()
                 .filter(|r| r.measured_fp > 0.0)

@@ -2,24 +2,57 @@
 //! filters with errors that name the file, and writing files whole or not
 //! at all (a temporary file in the same directory, then a rename).
 //!
+//! Reading. A saved filter is read header first ([`read_filter`]): a
+//! regular file up to its size, anything else (a FIFO, a device,
+//! `<(command)`) up to `--stream-limit` ([`StreamLimit`], 16 GiB by
+//! default), so a stream that announces more is refused after 16 bytes and
+//! memory grows only with the bytes that arrive.
+//!
 //! Concurrency. Commands that rewrite a filter file (`build`, `add`,
 //! `remove`) serialize on an exclusive lock ([`File::lock`]) of a sibling
 //! lock file, `.NAME.lock` next to the filter `NAME` (next to the file a
 //! symbolic link points at). The lock file is never renamed or deleted, so
 //! every writer locks the same inode; it is left in place afterwards, since
-//! deleting a lock file races with a writer that has just opened it. `add`
-//! and `remove` hold the lock from loading the filter to the rename of the
-//! new file (`rewrite`), so no writer loses another's update; `build` takes
-//! it only for the rename. A writer waits for the lock, it does not fail.
+//! deleting a lock file races with a writer that has just opened it. It is
+//! opened without following a symbolic link and without blocking, and must
+//! be a regular file: a link, a FIFO or a device there is refused with an
+//! error, never followed, created through, or waited on. `add` and
+//! `remove` hold the lock from loading the filter to the rename of the new
+//! file (`rewrite`), so no writer loses another's update; `build` takes it
+//! only for the rename. A writer waits for the lock, it does not fail.
 //! Readers (`query`, `info`) take no lock: the rename is atomic, so they
 //! see the old file or the new one, never a mix.
 //!
-//! Temporary files are registered while they exist and removed on every
-//! error path, on unwinding, and (on Unix) when SIGINT, SIGTERM or SIGHUP
-//! arrives: a thread waiting for those signals removes them and exits with
-//! 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+//! Temporary files, `.NAME.PID.N.tmp` next to `NAME`, are registered while
+//! they exist and removed on every error path, on unwinding, and (on Unix)
+//! when SIGINT, SIGTERM or SIGHUP arrives: a thread waiting for those
+//! signals removes them and exits with 128 + the signal's number (130 for
+//! SIGINT, 143 for SIGTERM). A signal that arrives once the command's file
+//! has been renamed into place does not undo that success: the command
+//! finishes its report and exits 0 (a second signal ends it with 128 + N).
+//! Every command writes at most one file, as its last step.
+//!
+//! Stale temporary files. A process killed outright (SIGKILL, a crash, a
+//! power cut) leaves its temporary file behind, as large as the file it
+//! was writing. Before it creates a temporary file for `NAME`, every
+//! writer removes the stale ones: each `.NAME.PID.N.tmp` whose lock
+//! ([`File::lock`] on the temporary file itself) it can take. This is safe
+//! with any number of processes at once, because
+//! - a writer holds the lock of its temporary file from before it writes a
+//!   byte until after the rename (or removal), and the operating system
+//!   releases it only when the writer is gone;
+//! - a writer claims a new file it created by locking it and then checking
+//!   that its name still names the inode it locked; if a cleaner removed
+//!   the file in the instant between creating and locking, the check fails
+//!   and the writer moves on to the next name;
+//! - a cleaner removes a file only while it holds that file's lock and
+//!   after checking that the name still names the inode it locked, so it
+//!   can only ever remove a file no live writer has claimed.
+//!
+//! Two cleaners at once take turns on each file's lock. The cleaning is
+//! Unix only (elsewhere an open file cannot be removed anyway).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -27,17 +60,62 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use approxset::ApproxSet;
 
-use crate::CliError;
+use crate::{CliError, output};
 
 /// The path that stands for standard input.
 pub(crate) const STDIN: &str = "-";
 
-/// The most bytes read from a filter path that is not a regular file (a
-/// device, a FIFO): no limit but the address space. Memory grows only with
-/// the bytes that actually arrive, the header is checked as soon as its
-/// first 16 bytes are in, and reading stops at the length it announces. A
-/// regular file is read up to its size.
-pub(crate) const STREAM_LIMIT: u64 = u64::MAX;
+/// The default of `--stream-limit`: 16 GiB.
+pub(crate) const DEFAULT_STREAM_LIMIT: u64 = 16 << 30;
+
+/// `--stream-limit`: the most bytes read from a filter file that is not a
+/// regular file. Flattened into the commands that read a filter file.
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub(crate) struct StreamLimit {
+    /// The most bytes read from a FILTER that is not a regular file (a
+    /// FIFO, a device, `<(command)`), in bytes or with a binary unit (KiB,
+    /// MiB, GiB, TiB). The filter's header is checked as soon as its first
+    /// 16 bytes arrive, and one announcing more than this is refused then;
+    /// memory grows only with the bytes received. A regular file is read
+    /// up to its size, whatever this says.
+    #[arg(
+        long = "stream-limit",
+        value_name = "BYTES",
+        default_value = "16GiB",
+        value_parser = parse_bytes
+    )]
+    pub(crate) bytes: u64,
+}
+
+impl Default for StreamLimit {
+    fn default() -> Self {
+        StreamLimit {
+            bytes: DEFAULT_STREAM_LIMIT,
+        }
+    }
+}
+
+/// Parses a size: a number of bytes, or one with a binary unit (`B`, `KiB`,
+/// `MiB`, `GiB`, `TiB`, or just `K`, `M`, `G`, `T`; case is ignored).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let bad =
+        || format!("expected a number of bytes such as 1048576, 512MiB or 16GiB, got '{text}'");
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let shift = match unit.trim_start().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        "t" | "tib" => 40,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("'{text}' is more bytes than can be counted"))
+}
 
 /// Whether `path` is `-`, standard input.
 pub(crate) fn is_stdin(path: &Path) -> bool {
@@ -69,12 +147,15 @@ pub(crate) fn read_input(path: &Path, what: &str) -> Result<Vec<u8>, CliError> {
 
 /// Reads the saved filter `path`: its header first, checked at once, then
 /// exactly the length the header announces, refused when that is more
-/// than the file holds (a regular file) or [`STREAM_LIMIT`] (anything else).
-/// So `/dev/zero` fails after 16 bytes instead of filling memory.
+/// than the file holds (a regular file) or than `limit` (anything else),
+/// with the library's bounded read, whose memory grows only with the bytes
+/// received. So `/dev/zero` fails after 16 bytes instead of filling
+/// memory, and so does a FIFO announcing more than `limit`.
 ///
 /// # Errors
-/// A failure naming the file when it cannot be read or is not a filter.
-pub(crate) fn read_filter(path: &Path) -> Result<Vec<u8>, CliError> {
+/// A failure naming the file when it cannot be read or is not a filter, or
+/// (not a regular file) announces more than `limit`.
+pub(crate) fn read_filter(path: &Path, limit: StreamLimit) -> Result<Vec<u8>, CliError> {
     let cannot_read =
         |e: &io::Error| CliError::io(format_args!("cannot read '{}'", path.display()), e);
     let file = File::open(path).map_err(|e| cannot_read(&e))?;
@@ -86,8 +167,8 @@ pub(crate) fn read_filter(path: &Path) -> Result<Vec<u8>, CliError> {
         )));
     }
     let regular = meta.is_file();
-    let limit = if regular { meta.len() } else { STREAM_LIMIT };
-    match approxset::format::read_all_limited(&file, limit) {
+    let max = if regular { meta.len() } else { limit.bytes };
+    match approxset::format::read_all_limited(&file, max) {
         Ok(bytes) if regular && (bytes.len() as u64) < meta.len() => Err(load_error(
             path,
             &approxset::Error::TrailingBytes {
@@ -107,6 +188,12 @@ pub(crate) fn read_filter(path: &Path) -> Result<Vec<u8>, CliError> {
                 available: meta.len(),
             },
         )),
+        Err(approxset::Error::TooLarge { needed, .. }) => Err(CliError::failure(format!(
+            "cannot load '{}': its header announces {needed} bytes, more than --stream-limit \
+             allows for a file that is not a regular file ({}); nothing more was read",
+            path.display(),
+            output::bytes_exact(limit.bytes)
+        ))),
         Err(e) => Err(load_error(path, &e)),
     }
 }
@@ -117,14 +204,16 @@ pub(crate) fn load_error(path: &Path, error: &approxset::Error) -> CliError {
     CliError::failure(format!("cannot load '{}': {error}", path.display()))
 }
 
-/// Reads and loads the saved filter `path` (any variant).
+/// Reads and loads the saved filter `path` (any variant); see
+/// [`read_filter`] for `limit`.
 ///
 /// # Errors
 /// A failure naming the file: unreadable, or not a valid filter.
 pub(crate) fn load_filter(
     path: &Path,
+    limit: StreamLimit,
 ) -> Result<(Box<dyn ApproxSet + Send + Sync>, Vec<u8>), CliError> {
-    let bytes = read_filter(path)?;
+    let bytes = read_filter(path, limit)?;
     let filter = approxset::load(&bytes).map_err(|e| load_error(path, &e))?;
     Ok((filter, bytes))
 }
@@ -148,10 +237,16 @@ fn resolve(path: &Path) -> PathBuf {
     }
 }
 
-/// `.{name}{suffix}` next to `path` (`approxset` when it has no name).
+/// The name the sibling files of `path` are named after (`approxset` when
+/// it has none).
+fn base_name(path: &Path) -> &OsStr {
+    path.file_name().unwrap_or_else(|| "approxset".as_ref())
+}
+
+/// `.{name}{suffix}` next to `path`.
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut name = OsString::from(".");
-    name.push(path.file_name().unwrap_or_else(|| "approxset".as_ref()));
+    name.push(base_name(path));
     name.push(suffix);
     directory_of(path).join(name)
 }
@@ -162,6 +257,78 @@ pub(crate) fn lock_path(path: &Path) -> PathBuf {
     sibling(&resolve(path), ".lock")
 }
 
+/// Opens `path` as `options` say, and only if it is a regular file. On Unix
+/// the last component is never followed when it is a symbolic link
+/// (`O_NOFOLLOW`: with `create`, a dangling link's target is not created
+/// either) and the open does not block (`O_NONBLOCK`: a FIFO or device
+/// opens at once, to be refused; the flag changes nothing for a regular
+/// file's reads, writes and locks). The constants come from `libc`, which
+/// has the right values for each Unix. Then the open file itself is checked
+/// (`fstat`), so nothing swapped in after a check of the name slips through.
+///
+/// # Errors
+/// The open's error; a link, FIFO, device, directory or socket is an
+/// `InvalidInput` error saying what it is.
+fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| {
+        // O_NOFOLLOW refuses a link with ELOOP (EMLINK on some BSDs), and
+        // a directory does not open for writing: say what is there instead.
+        match fs::symlink_metadata(path) {
+            Ok(meta) if !meta.is_file() => not_regular(&meta),
+            _ => e,
+        }
+    })?;
+    let meta = file.metadata()?;
+    if meta.is_file() {
+        Ok(file)
+    } else {
+        Err(not_regular(&meta))
+    }
+}
+
+/// The error of a file that is not a regular file, saying what it is.
+fn not_regular(meta: &fs::Metadata) -> io::Error {
+    let kind = meta.file_type();
+    let what = if kind.is_symlink() {
+        Some("a symbolic link")
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else {
+        special_kind(kind)
+    };
+    let message = match what {
+        Some(what) => format!("it is {what}, not a regular file"),
+        None => "it is not a regular file".to_owned(),
+    };
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// What a special file is: a FIFO, a socket or a device.
+#[cfg(unix)]
+fn special_kind(kind: fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_block_device() || kind.is_char_device() {
+        Some("a device")
+    } else {
+        None
+    }
+}
+
+/// Special files are not told apart on this platform.
+#[cfg(not(unix))]
+fn special_kind(_: fs::FileType) -> Option<&'static str> {
+    None
+}
+
 /// An exclusive lock on a filter file (on its lock file), held until dropped.
 #[derive(Debug)]
 pub(crate) struct WriteLock {
@@ -170,12 +337,13 @@ pub(crate) struct WriteLock {
 }
 
 /// Takes the exclusive lock of the filter file `path`, waiting while
-/// another command holds it. The lock file is created if need be and left
-/// in place.
+/// another command holds it. The lock file is created if need be (never
+/// through a symbolic link) and left in place; it must be a regular file.
 ///
 /// # Errors
 /// A failure naming the file and its lock file when the lock file cannot be
-/// opened or locked (`what` says what the file is, e.g. `filter`).
+/// opened or locked, or is not a regular file (`what` says what the file
+/// is, e.g. `filter`).
 pub(crate) fn lock(path: &Path, what: &str) -> Result<WriteLock, CliError> {
     let lock = lock_path(path);
     let fail = |e: &io::Error| {
@@ -188,22 +356,26 @@ pub(crate) fn lock(path: &Path, what: &str) -> Result<WriteLock, CliError> {
             e,
         )
     };
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&lock)
-        .or_else(|e| {
-            // A lock file made by another user may be read-only to us; a
-            // shared descriptor locks as well.
-            if e.kind() == io::ErrorKind::PermissionDenied && lock.exists() {
-                File::open(&lock)
-            } else {
-                Err(e)
-            }
-        })
-        .map_err(|e| fail(&e))?;
+    let file = open_regular(
+        &lock,
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .or_else(|e| {
+        // A lock file made by another user may be read-only to us; a
+        // shared descriptor locks as well.
+        if e.kind() != io::ErrorKind::PermissionDenied {
+            return Err(e);
+        }
+        match open_regular(&lock, OpenOptions::new().read(true)) {
+            Err(missing) if missing.kind() == io::ErrorKind::NotFound => Err(e),
+            opened => opened,
+        }
+    })
+    .map_err(|e| fail(&e))?;
     loop {
         match file.lock() {
             Ok(()) => return Ok(WriteLock { _file: file }),
@@ -214,12 +386,25 @@ pub(crate) fn lock(path: &Path, what: &str) -> Result<WriteLock, CliError> {
 }
 
 /// The temporary files this process is writing, so that a signal can
-/// remove them (see [`cleanup_on_signals`]).
-static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// remove them (see [`cleanup_on_signals`]), and whether a file has been
+/// renamed into place.
+#[derive(Debug)]
+struct Registry {
+    /// The temporary files that exist.
+    live: Vec<PathBuf>,
+    /// Whether this run has renamed its file into place: its work is done.
+    replaced: bool,
+}
+
+/// The registry of this process.
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    live: Vec::new(),
+    replaced: false,
+});
 
 /// The registry of temporary files, even after a panic elsewhere.
-fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
-    TEMPORARIES.lock().unwrap_or_else(PoisonError::into_inner)
+fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Removes every temporary file in `live` (ignoring those already gone) and
@@ -232,9 +417,18 @@ fn remove_all(live: &mut Vec<PathBuf>) -> usize {
     count
 }
 
+/// What the signal thread does with a signal, given the registry: exit
+/// (removing every temporary file) unless this run's file is already in
+/// place with no write in progress and no signal was deferred before.
+fn defers_signal(registry: &Registry, deferred_before: bool) -> bool {
+    registry.replaced && registry.live.is_empty() && !deferred_before
+}
+
 /// Starts, once, a thread that waits for SIGINT, SIGTERM or SIGHUP, removes
-/// every registered temporary file and exits with 128 + the signal number.
-/// Before the first temporary file the signals keep their default action.
+/// every registered temporary file and exits with 128 + the signal number;
+/// once the run's file is renamed into place, the first signal is let pass
+/// (the run has succeeded and finishes its report). Before the first
+/// temporary file the signals keep their default action.
 #[cfg(unix)]
 fn cleanup_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -248,11 +442,16 @@ fn cleanup_on_signals() {
         let _ = std::thread::Builder::new()
             .name("approxset-signals".to_owned())
             .spawn(move || {
-                if let Some(signal) = signals.forever().next() {
+                let mut deferred = false;
+                for signal in signals.forever() {
                     // Held until exit: no temporary is created or renamed
                     // meanwhile.
-                    let mut live = temporaries();
-                    remove_all(&mut live);
+                    let mut registry = registry();
+                    if defers_signal(&registry, deferred) {
+                        deferred = true;
+                        continue;
+                    }
+                    remove_all(&mut registry.live);
                     std::process::exit(128 + signal);
                 }
             });
@@ -263,59 +462,187 @@ fn cleanup_on_signals() {
 #[cfg(not(unix))]
 fn cleanup_on_signals() {}
 
-/// A temporary file next to a file being written: registered while it
-/// exists, and removed when dropped unless [`kept`](Self::keep) after its
-/// rename.
+/// Names tried for a temporary file, `.NAME.PID.0.tmp` to `.NAME.PID.99.tmp`.
+const TEMPORARY_NAMES: u32 = 100;
+
+/// The temporary file number `attempt` of this process for `path`.
+fn temporary_name(path: &Path, attempt: u32) -> PathBuf {
+    sibling(path, &format!(".{}.{attempt}.tmp", std::process::id()))
+}
+
+/// Whether `entry` is named as a temporary file of the file `name` is:
+/// `.NAME.PID.N.tmp`, with PID and N decimal numbers. The two numbers make
+/// the name unambiguous: it cannot be the temporary file of another name.
+#[cfg_attr(not(unix), allow(dead_code))]
+fn is_temporary_of(name: &OsStr, entry: &OsStr) -> bool {
+    let Some(middle) = entry
+        .as_encoded_bytes()
+        .strip_prefix(b".")
+        .and_then(|rest| rest.strip_prefix(name.as_encoded_bytes()))
+        .and_then(|rest| rest.strip_prefix(b"."))
+        .and_then(|rest| rest.strip_suffix(b".tmp"))
+    else {
+        return false;
+    };
+    let number = |part: Option<&[u8]>| {
+        part.is_some_and(|p| !p.is_empty() && p.iter().all(u8::is_ascii_digit))
+    };
+    let mut parts = middle.split(|&b| b == b'.');
+    number(parts.next()) && number(parts.next()) && parts.next().is_none()
+}
+
+/// Whether `path` still names the inode `file` has open.
+#[cfg(unix)]
+fn names(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::symlink_metadata(path), file.metadata()) {
+        (Ok(named), Ok(open)) => named.dev() == open.dev() && named.ino() == open.ino(),
+        _ => false,
+    }
+}
+
+/// Claims the new temporary file `file`, created at `path`: takes its lock
+/// (waiting for a cleaner that may hold it for an instant) and checks that
+/// `path` still names it. `false` when a cleaner removed it first. Where
+/// the file system has no locks the file is used unlocked: a cleaner
+/// cannot take its lock either, so it never removes it.
+#[cfg(unix)]
+fn claim(file: &File, path: &Path) -> bool {
+    loop {
+        match file.lock() {
+            Ok(()) => return names(path, file),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return true,
+        }
+    }
+}
+
+/// Temporary files are not locked on this platform.
+#[cfg(not(unix))]
+fn claim(_: &File, _: &Path) -> bool {
+    true
+}
+
+/// Removes the stale temporary files of `path`, left by writers that are
+/// gone (killed outright): each `.NAME.PID.N.tmp` next to it whose lock can
+/// be taken, since a live writer holds its own (see the module doc).
+/// Best effort: a file that cannot be removed stays.
+#[cfg(unix)]
+fn remove_stale(path: &Path) {
+    let name = base_name(path);
+    let Ok(entries) = fs::read_dir(directory_of(path)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !is_temporary_of(name, &entry.file_name()) {
+            continue;
+        }
+        let candidate = entry.path();
+        // Not a link, a FIFO or a device: none of those is a temporary file.
+        let Ok(file) = open_regular(&candidate, OpenOptions::new().read(true)) else {
+            continue;
+        };
+        if file.try_lock().is_ok() && names(&candidate, &file) {
+            let _ = fs::remove_file(&candidate);
+        }
+    }
+}
+
+/// Stale temporary files are not removed on this platform.
+#[cfg(not(unix))]
+fn remove_stale(_: &Path) {}
+
+/// A temporary file next to a file being written, open and locked (its
+/// lock tells other writers it is in use): registered while it exists, and
+/// removed when dropped unless renamed into place ([`replace`](Self::replace)).
 #[derive(Debug)]
 struct Temporary {
     path: PathBuf,
+    file: File,
     kept: bool,
 }
 
 impl Temporary {
-    /// Creates a new temporary file next to `path`, named after it and this
-    /// process (`.NAME.PID.N.tmp`); returns it open for writing.
-    fn create(path: &Path) -> io::Result<(File, Temporary)> {
+    /// Removes the stale temporary files of `path`, then creates a new one
+    /// named after it and this process (`.NAME.PID.N.tmp`), open for
+    /// writing and locked.
+    ///
+    /// # Errors
+    /// The first error creating it; when every name is taken, an error
+    /// that says so.
+    fn create(path: &Path) -> io::Result<Temporary> {
         cleanup_on_signals();
+        remove_stale(path);
         // Created and registered under the registry's lock, so a signal
         // sees it either not yet created or registered.
-        let mut live = temporaries();
-        let mut last = None;
-        for attempt in 0..100u32 {
-            let temp = sibling(path, &format!(".{}.{attempt}.tmp", std::process::id()));
+        let mut registry = registry();
+        for attempt in 0..TEMPORARY_NAMES {
+            let temp = temporary_name(path, attempt);
             match File::create_new(&temp) {
                 Ok(file) => {
-                    live.push(temp.clone());
-                    return Ok((
+                    if !claim(&file, &temp) {
+                        // Removed by a cleaner before it was locked.
+                        continue;
+                    }
+                    registry.live.push(temp.clone());
+                    return Ok(Temporary {
+                        path: temp,
                         file,
-                        Temporary {
-                            path: temp,
-                            kept: false,
-                        },
-                    ));
+                        kept: false,
+                    });
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+        let shown = |attempt| {
+            temporary_name(path, attempt)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "every temporary file name is taken ('{}' to '{}' exist and are in use or \
+                 cannot be removed)",
+                shown(0),
+                shown(TEMPORARY_NAMES - 1)
+            ),
+        ))
     }
 
-    /// The file has been renamed into place: no longer a temporary.
-    fn keep(mut self) {
-        self.kept = true;
+    /// Renames the file over `target`; on success it is no longer a
+    /// temporary file, and the run's file is in place (a signal now lets
+    /// the run finish). Done under the registry's lock, so a signal sees
+    /// the file either still temporary or renamed.
+    ///
+    /// # Errors
+    /// The rename's error; the file is then removed when dropped.
+    fn replace(mut self, target: &Path) -> io::Result<()> {
+        let mut registry = registry();
+        let renamed = fs::rename(&self.path, target);
+        if renamed.is_ok() {
+            registry.live.retain(|p| *p != self.path);
+            registry.replaced = true;
+            self.kept = true;
+        }
+        drop(registry);
+        renamed
     }
 }
 
 impl Drop for Temporary {
     fn drop(&mut self) {
-        let mut live = temporaries();
-        if let Some(at) = live.iter().position(|p| *p == self.path) {
-            live.swap_remove(at);
+        if self.kept {
+            return;
         }
-        if !self.kept {
-            let _ = fs::remove_file(&self.path);
+        let mut registry = registry();
+        if let Some(at) = registry.live.iter().position(|p| *p == self.path) {
+            registry.live.swap_remove(at);
         }
+        // Removed while still locked, then `file` closes (and unlocks).
+        let _ = fs::remove_file(&self.path);
     }
 }
 
@@ -334,9 +661,7 @@ pub(crate) fn check_writable(path: &Path, what: &str) -> Result<(), CliError> {
             "it is a directory",
         )));
     }
-    let (file, temp) = Temporary::create(&target).map_err(|e| fail(&e))?;
-    drop(file);
-    drop(temp);
+    drop(Temporary::create(&target).map_err(|e| fail(&e))?);
     Ok(())
 }
 
@@ -373,15 +698,14 @@ fn write_whole(
     let target = resolve(path);
     let fail =
         |e: &io::Error| CliError::io(format_args!("cannot write {what} '{}'", path.display()), e);
-    let (mut file, temp) = Temporary::create(&target).map_err(|e| fail(&e))?;
+    let mut temp = Temporary::create(&target).map_err(|e| fail(&e))?;
     let written = (|| {
-        file.write_all(bytes)?;
+        temp.file.write_all(bytes)?;
         if let Ok(meta) = fs::metadata(&target) {
-            file.set_permissions(meta.permissions())?;
+            temp.file.set_permissions(meta.permissions())?;
         }
-        file.sync_all()
+        temp.file.sync_all()
     })();
-    drop(file);
     // On any error `temp` is dropped, which removes the file.
     written.map_err(|e| fail(&e))?;
     let held = if lock_for_rename {
@@ -389,8 +713,7 @@ fn write_whole(
     } else {
         None
     };
-    fs::rename(&temp.path, &target).map_err(|e| fail(&e))?;
-    temp.keep();
+    temp.replace(&target).map_err(|e| fail(&e))?;
     drop(held);
     // Make the rename itself durable where a directory can be synced.
     #[cfg(unix)]
@@ -477,10 +800,10 @@ mod tests {
     fn temporaries_are_registered_until_renamed_or_dropped() {
         let scratch = Scratch::new("registry");
         let target = scratch.0.join("out.bin");
-        let registered = |p: &Path| temporaries().iter().any(|q| q == p);
+        let registered = |p: &Path| registry().live.iter().any(|q| q == p);
 
         // Dropped (every error path): removed and unregistered.
-        let (file, temp) = Temporary::create(&target).unwrap();
+        let temp = Temporary::create(&target).unwrap();
         let path = temp.path.clone();
         assert!(path.exists() && registered(&path));
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -488,26 +811,173 @@ mod tests {
             name.starts_with(".out.bin.") && name.ends_with(".tmp"),
             "{name}"
         );
-        drop(file);
+        assert!(is_temporary_of("out.bin".as_ref(), name.as_ref()));
         drop(temp);
         assert!(!path.exists() && !registered(&path));
 
-        // Kept (renamed into place): unregistered, not removed.
-        let (file, temp) = Temporary::create(&target).unwrap();
-        drop(file);
-        fs::rename(&temp.path, &target).unwrap();
+        // Renamed into place: unregistered, not removed.
+        let temp = Temporary::create(&target).unwrap();
         let path = temp.path.clone();
-        temp.keep();
+        temp.replace(&target).unwrap();
         assert!(!registered(&path) && target.exists());
 
         // What the signal handler does with the registered files.
-        let (file, temp) = Temporary::create(&target).unwrap();
-        drop(file);
+        let temp = Temporary::create(&target).unwrap();
         let mut live = vec![temp.path.clone(), scratch.0.join("already-gone.tmp")];
         assert_eq!(remove_all(&mut live), 2);
         assert!(live.is_empty() && !temp.path.exists());
         drop(temp); // the file is gone already: nothing to do
         assert_eq!(scratch.entries(), ["out.bin"]);
+    }
+
+    #[test]
+    fn a_signal_after_the_rename_is_deferred_once() {
+        let mut registry = Registry {
+            live: Vec::new(),
+            replaced: false,
+        };
+        // Nothing in place yet: the signal ends the run.
+        assert!(!defers_signal(&registry, false));
+        registry.live.push(PathBuf::from("x.tmp"));
+        assert!(!defers_signal(&registry, false));
+        // The file is in place and nothing is being written: the run
+        // finishes, unless a signal was let pass already.
+        registry.live.clear();
+        registry.replaced = true;
+        assert!(defers_signal(&registry, false));
+        assert!(!defers_signal(&registry, true));
+    }
+
+    #[test]
+    fn temporary_names_are_recognised_exactly() {
+        let is = |name: &str, entry: &str| is_temporary_of(name.as_ref(), entry.as_ref());
+        assert!(is("f.bin", ".f.bin.123.0.tmp"));
+        assert!(is("f.bin", ".f.bin.1.99.tmp"));
+        // Another file's temporaries, the lock file, and other shapes.
+        assert!(!is("f", ".f.bin.123.0.tmp"));
+        assert!(!is("f.bin", ".f.bin.5.123.0.tmp"));
+        assert!(!is("f.bin", ".f.bin.lock"));
+        assert!(!is("f.bin", ".f.bin.123.tmp"));
+        assert!(!is("f.bin", ".f.bin.12a.0.tmp"));
+        assert!(!is("f.bin", ".f.bin..0.tmp"));
+        assert!(!is("f.bin", "f.bin.123.0.tmp"));
+        assert!(!is("f.bin", ".f.bin.123.0.tmp.x"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stale_temporaries_go_and_live_ones_stay() {
+        let scratch = Scratch::new("stale");
+        let target = scratch.0.join("f.bin");
+        // Left by a writer that was killed: nobody holds their locks.
+        for name in [".f.bin.4000000.0.tmp", ".f.bin.4000001.7.tmp"] {
+            fs::write(scratch.0.join(name), vec![0u8; 4096]).unwrap();
+        }
+        // Not temporary files of f.bin, or not files: left alone.
+        fs::write(scratch.0.join(".g.bin.4000000.0.tmp"), b"x").unwrap();
+        fs::write(scratch.0.join(".f.bin.4000000.tmp"), b"x").unwrap();
+        fs::create_dir(scratch.0.join(".f.bin.4000002.0.tmp")).unwrap();
+        std::os::unix::fs::symlink("f.bin", scratch.0.join(".f.bin.4000003.0.tmp")).unwrap();
+        // A live writer's, locked as this process's temporaries are.
+        let live = scratch.0.join(".f.bin.4000004.0.tmp");
+        let held = File::create_new(&live).unwrap();
+        assert!(claim(&held, &live));
+        // And this process's own, in use.
+        let own = Temporary::create(&target).unwrap();
+        let mine = own.path.clone();
+
+        let next = Temporary::create(&target).unwrap();
+        let mut left = scratch.entries();
+        left.retain(|e| *e != next.path.file_name().unwrap().to_string_lossy());
+        let mut expected = vec![
+            ".f.bin.4000000.tmp".to_owned(),
+            ".f.bin.4000002.0.tmp".to_owned(),
+            ".f.bin.4000003.0.tmp".to_owned(),
+            ".f.bin.4000004.0.tmp".to_owned(),
+            ".g.bin.4000000.0.tmp".to_owned(),
+            mine.file_name().unwrap().to_string_lossy().into_owned(),
+        ];
+        expected.sort();
+        assert_eq!(left, expected);
+        drop((own, next, held));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_removed_before_it_is_claimed_is_not_used() {
+        let scratch = Scratch::new("claim");
+        let path = scratch.0.join(".f.bin.1.0.tmp");
+        let file = File::create_new(&path).unwrap();
+        fs::remove_file(&path).unwrap();
+        assert!(!claim(&file, &path));
+    }
+
+    #[test]
+    fn taken_temporary_names_are_named_in_the_error() {
+        let scratch = Scratch::new("taken");
+        let target = scratch.0.join("f.bin");
+        let held: Vec<Temporary> = (0..TEMPORARY_NAMES)
+            .map(|_| Temporary::create(&target).unwrap())
+            .collect();
+        let e = Temporary::create(&target).unwrap_err();
+        let pid = std::process::id();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "every temporary file name is taken ('.f.bin.{pid}.0.tmp' to \
+                 '.f.bin.{pid}.99.tmp' exist and are in use or cannot be removed)"
+            )
+        );
+        let e = write_atomically(&target, b"x", "filter").unwrap_err();
+        assert!(e.to_string().starts_with("cannot write filter"), "{e}");
+        assert!(
+            e.to_string().contains("every temporary file name is taken"),
+            "{e}"
+        );
+        drop(held);
+        write_atomically(&target, b"x", "filter").unwrap();
+        assert_eq!(scratch.entries(), ["f.bin"]);
+    }
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_bytes("1048576"), Ok(1 << 20));
+        assert_eq!(parse_bytes("16GiB"), Ok(DEFAULT_STREAM_LIMIT));
+        assert_eq!(parse_bytes("16g"), Ok(16 << 30));
+        assert_eq!(parse_bytes("512 MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("2KiB"), Ok(2048));
+        assert_eq!(parse_bytes("1TiB"), Ok(1 << 40));
+        assert_eq!(parse_bytes("7B"), Ok(7));
+        for bad in ["", "GiB", "1.5GiB", "16GB", "-1", "99999999999TiB"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn lock_files_must_be_regular_files() {
+        let scratch = Scratch::new("lock-kinds");
+        // A dangling link: neither followed nor its target created.
+        let target = scratch.0.join("elsewhere");
+        std::os::unix::fs::symlink(&target, scratch.0.join(".a.bin.lock")).unwrap();
+        let e = lock(&scratch.0.join("a.bin"), "filter").unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("it is a symbolic link, not a regular file"),
+            "{e}"
+        );
+        assert!(fs::symlink_metadata(&target).is_err());
+        // A directory.
+        fs::create_dir(scratch.0.join(".b.bin.lock")).unwrap();
+        let e = lock(&scratch.0.join("b.bin"), "filter").unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("it is a directory, not a regular file"),
+            "{e}"
+        );
+        // A device, opened without blocking and refused.
+        let e = open_regular(Path::new("/dev/null"), OpenOptions::new().read(true)).unwrap_err();
+        assert_eq!(e.to_string(), "it is a device, not a regular file");
     }
 
     #[test]

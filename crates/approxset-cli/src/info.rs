@@ -32,6 +32,9 @@ pub(crate) struct InfoArgs {
     /// The filter file, written by `approxset build`.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
+
+    #[command(flatten)]
+    limit: files::StreamLimit,
 }
 
 /// The variant's parameters as the filter reports them, in its order:
@@ -199,7 +202,7 @@ fn record(file: &str, filter: &dyn ApproxSet, header: &Header, bytes: &[u8]) -> 
 
 /// Runs `approxset info`.
 pub(crate) fn run(args: &InfoArgs, json: bool) -> Result<(), CliError> {
-    let (filter, bytes) = files::load_filter(&args.filter)?;
+    let (filter, bytes) = files::load_filter(&args.filter, args.limit)?;
     let header = Header::parse(&bytes).map_err(|e| files::load_error(&args.filter, &e))?;
     let file = args.filter.display().to_string();
     record(&file, &*filter, &header, &bytes).print(json)

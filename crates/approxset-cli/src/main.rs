@@ -68,7 +68,8 @@ const EXAMPLES: &str = concat!(
 
 Exit codes: 0 success; 1 failure (I/O, a damaged filter file, a refused \
 key); 2 bad usage; 3 `query --quiet` found a key certainly absent; 128 + N \
-after signal N.
+after signal N (unless the new file was in place already: then the run \
+finishes and exits 0).
 
 Examples:
   approxset design --items 100000000 --fp 0.01

@@ -68,8 +68,66 @@ pub(crate) enum Style {
     Line,
     /// A dashed line through the points.
     Dashed,
-    /// A dot at each point.
-    Points,
+    /// A thin dashed line through the points, for a reference drawn over
+    /// the data: what lies under it shows between the dashes.
+    Thin,
+    /// A mark at each point.
+    Points(Mark),
+    /// A solid line through the points with a mark at each; its legend key
+    /// is the mark, so curves that coincide stay apart by their marks.
+    LineMarks(Mark),
+}
+
+/// The mark drawn at a point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// A filled dot.
+    Dot,
+    /// A hollow circle, larger than a dot: a dot inside it stays visible.
+    Ring,
+    /// A hollow square.
+    Square,
+    /// A filled triangle.
+    Triangle,
+    /// A cross.
+    Cross,
+    /// A filled square.
+    Block,
+}
+
+impl Mark {
+    /// Every mark, for series to take in turn ([`mark`]).
+    pub(crate) const ALL: [Mark; 6] = [
+        Mark::Dot,
+        Mark::Ring,
+        Mark::Square,
+        Mark::Triangle,
+        Mark::Cross,
+        Mark::Block,
+    ];
+}
+
+/// The `i`-th mark (cycling), for the `i`-th series.
+pub(crate) fn mark(i: usize) -> Mark {
+    Mark::ALL[i % Mark::ALL.len()]
+}
+
+/// The element of `mark` in `colour` at the pixel offset `at`.
+fn mark_element<'b, DB: DrawingBackend>(
+    mark: Mark,
+    at: (i32, i32),
+    colour: RGBColor,
+) -> DynElement<'b, DB, (i32, i32)> {
+    let (x, y) = at;
+    let outline = colour.stroke_width(2);
+    match mark {
+        Mark::Dot => Circle::new(at, 4, colour.filled()).into_dyn(),
+        Mark::Ring => Circle::new(at, 7, outline).into_dyn(),
+        Mark::Square => Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], outline).into_dyn(),
+        Mark::Block => Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], colour.filled()).into_dyn(),
+        Mark::Triangle => TriangleMarker::new(at, 6, colour.filled()).into_dyn(),
+        Mark::Cross => Cross::new(at, 5, outline).into_dyn(),
+    }
 }
 
 /// A series of points in data coordinates.
@@ -233,24 +291,35 @@ where
     for series in &chart.series {
         let colour = series.colour;
         let line = colour.stroke_width(2);
+        let thin = colour.stroke_width(1);
         let points = series.points.clone();
+        let marks = |mark: Mark, points: Vec<(f64, f64)>| {
+            points
+                .into_iter()
+                .map(move |p| EmptyElement::at(p) + mark_element(mark, (0, 0), colour))
+        };
         let annotation = match series.style {
             Style::Line => ctx.draw_series(LineSeries::new(points, line))?,
             Style::Dashed => ctx.draw_series(DashedLineSeries::new(points, 8, 5, line))?,
-            Style::Points => ctx.draw_series(
-                points
-                    .into_iter()
-                    .map(move |p| Circle::new(p, 4, colour.filled())),
-            )?,
+            Style::Thin => ctx.draw_series(DashedLineSeries::new(points, 6, 6, thin))?,
+            Style::Points(mark) => ctx.draw_series(marks(mark, points))?,
+            Style::LineMarks(mark) => {
+                ctx.draw_series(LineSeries::new(points.clone(), line))?;
+                ctx.draw_series(marks(mark, points))?
+            }
         };
         if let Some(label) = &series.label {
             let style = series.style;
             annotation.label(label.as_str()).legend(move |(x, y)| {
                 let key: DynElement<'static, SVGBackend<'a>, (i32, i32)> = match style {
-                    Style::Points => Circle::new((x + 10, y), 4, colour.filled()).into_dyn(),
+                    // The mark in the series' colour names the curve.
+                    Style::Points(mark) | Style::LineMarks(mark) => {
+                        mark_element(mark, (x + 10, y), colour)
+                    }
                     Style::Line | Style::Dashed => {
                         PathElement::new(vec![(x, y), (x + 20, y)], line).into_dyn()
                     }
+                    Style::Thin => PathElement::new(vec![(x, y), (x + 20, y)], thin).into_dyn(),
                 };
                 key
             });

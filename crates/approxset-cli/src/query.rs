@@ -51,6 +51,9 @@ pub(crate) struct QueryArgs {
     #[command(flatten)]
     keys: keys::KeyArgs,
 
+    #[command(flatten)]
+    limit: files::StreamLimit,
+
     /// Print nothing; answer with the exit code, as `grep -q` does: 0 when
     /// every key may be present, 3 when any key is certainly absent (1 and
     /// 2 stay the error codes). Every key is read, from standard input too.
@@ -71,7 +74,7 @@ pub(crate) struct QueryRow {
 /// the answers but with `--quiet`: then 0 when every key may be present,
 /// [`EXIT_ABSENT`] when one is certainly absent.
 pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
-    let (filter, _) = files::load_filter(&args.filter)?;
+    let (filter, _) = files::load_filter(&args.filter, args.limit)?;
     if args.quiet {
         let mut all_present = true;
         args.keys.for_each(|key| {

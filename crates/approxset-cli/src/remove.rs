@@ -36,7 +36,9 @@ pub(crate) struct RemoveArgs {
     /// says); rewritten whole, or left alone on failure. Any other variant
     /// is an error (exit code 1) and the file is not touched. Concurrent
     /// `remove`, `add` and `build` runs on one file take turns on its lock file
-    /// `.FILTER.lock` (waiting, not failing), so none loses another's update.
+    /// `.FILTER.lock` (waiting, not failing), so none loses another's update;
+    /// the lock file must be a regular file (a link or FIFO there is an
+    /// error). A FIFO or device as FILTER is refused.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
 

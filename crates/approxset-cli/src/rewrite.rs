@@ -56,14 +56,27 @@ pub(crate) fn load_deletable(
 }
 
 /// A quick check, before a command reads its keys and takes the lock, that
-/// `path` looks like a filter it can change: its header names a variant
-/// (one that can delete, for [`Need::Delete`]). Anything else is loaded in
-/// full to report the same error the locked load would. The locked load
-/// still decides.
+/// `path` looks like a filter it can change: a regular file (not a FIFO or
+/// a device, which are refused without being opened) whose header names a
+/// variant (one that can delete, for [`Need::Delete`]). Anything else is
+/// loaded in full to report the same error the locked load would. The
+/// locked load still decides.
 ///
 /// # Errors
 /// As [`files::read_filter`], [`load_any`] and [`load_deletable`].
 pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
+    // A FIFO or a device cannot be rewritten in place, and a FIFO read here
+    // would leave nothing for the locked load to read (it would wait).
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(CliError::failure(format!(
+            "cannot change '{}': it is not a regular file (a FIFO or a device); add and \
+             remove rewrite a filter file in place",
+            path.display()
+        )));
+    }
     let mut head = [0u8; approxset::format::HEADER_LEN];
     let looks_fit = File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
@@ -75,7 +88,7 @@ pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
     if looks_fit {
         return Ok(());
     }
-    let bytes = files::read_filter(path)?;
+    let bytes = files::read_filter(path, files::StreamLimit::default())?;
     match need {
         Need::Any => load_any(path, &bytes).map(drop),
         Need::Delete => load_deletable(path, &bytes).map(drop),
@@ -101,7 +114,9 @@ where
     F: ApproxSet + ?Sized,
 {
     let lock = files::lock(path, "filter")?;
-    let old = files::read_filter(path)?;
+    // A regular file (`check` refused anything else) is read up to its
+    // size; the default limit covers one swapped in since.
+    let old = files::read_filter(path, files::StreamLimit::default())?;
     let mut filter = load(path, &old)?;
     let result = change(&mut *filter)?;
     let new = filter

@@ -687,6 +687,8 @@ fn build_query_info_round_trip_for_every_variant() {
             "target_fp",
             "estimated_fp",
             "bytes",
+            "file_bytes",
+            "keys",
             "output",
         ] {
             assert!(
@@ -697,7 +699,8 @@ fn build_query_info_round_trip_for_every_variant() {
         let size = std::fs::metadata(&file).unwrap().len();
         assert_eq!(built["variant"], variant.as_str());
         assert_eq!(built["items"].as_u64(), Some(words.len() as u64));
-        assert_eq!(built["bytes"].as_u64(), Some(size), "{variant}");
+        assert_eq!(built["keys"].as_u64(), Some(words.len() as u64));
+        assert_eq!(built["file_bytes"].as_u64(), Some(size), "{variant}");
         assert_eq!(built["output"].as_str(), Some(file.as_str()));
         assert_eq!(num(&built, "target_fp"), 0.01);
 
@@ -753,6 +756,10 @@ fn build_query_info_round_trip_for_every_variant() {
         let estimated = num(&info, "estimated_fp");
         assert!(estimated > 0.0 && estimated < 0.05, "{variant}: {info}");
         assert!(info["bytes"].as_u64().unwrap() > 0);
+        // The same fields mean the same in both records.
+        for field in ["items", "capacity", "bytes", "file_bytes"] {
+            assert_eq!(built[field], info[field], "{variant}: {field}");
+        }
         let params = &info["parameters"];
         match variant.as_str() {
             "classic" | "partitioned" => {
@@ -1650,8 +1657,6 @@ fn endless_or_oversized_filter_input_fails_at_once() {
         for command in [
             &["info", "--filter", "/dev/zero"][..],
             &["query", "--filter", "/dev/zero", "apple"],
-            &["add", "--filter", "/dev/zero", "apple"],
-            &["remove", "--filter", "/dev/zero", "apple"],
         ] {
             let mut child = spawn(command);
             drop(child.stdin.take());
@@ -1664,6 +1669,27 @@ fn endless_or_oversized_filter_input_fails_at_once() {
                 &["/dev/zero", "not an approxset filter"],
                 command[0],
             );
+        }
+    }
+    // `add` and `remove` rewrite a file in place: a device or a FIFO is
+    // refused before it is opened (a FIFO read by the check would leave
+    // nothing for the locked load, which would wait for a writer forever).
+    #[cfg(unix)]
+    {
+        let scratch = Scratch::new("not-regular");
+        let fifo = scratch.path("f.bin");
+        mkfifo(&fifo);
+        for path in ["/dev/zero", fifo.to_str().unwrap()] {
+            for command in ["add", "remove"] {
+                let mut child = spawn(&[command, "--filter", path, "apple"]);
+                drop(child.stdin.take());
+                let status = wait_bounded(&mut child, 60, &format!("{command} {path}"));
+                let out = Output {
+                    status,
+                    ..child.wait_with_output().unwrap()
+                };
+                assert_fails(&out, 1, &[path, "not a regular file"], command);
+            }
         }
     }
     // A valid header announcing 2^60 bytes in a small file: truncated, and
@@ -2285,5 +2311,402 @@ fn a_filter_built_by_the_cli_answers_contains_through_the_library() {
         assert!(out.status.success(), "{variant}");
         let filter = approxset::load(&std::fs::read(&file).unwrap()).unwrap();
         assert!(filter.contains("added by the cli"), "{variant}");
+    }
+}
+
+/// Makes a FIFO at `path` with the system's `mkfifo` (no unsafe code here).
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// Runs the binary with `args` while a thread feeds the FIFO `fifo`: `head`,
+/// then zeros up to `zeros` bytes or until the reader is gone. The writer
+/// opens and writes without blocking, and gives up after 60 s, so that no
+/// outcome of the run can hang the test. Returns the run's output and the
+/// bytes the FIFO took.
+#[cfg(unix)]
+fn run_with_fifo(args: &[&str], fifo: &Path, head: Vec<u8>, zeros: usize) -> (Output, usize) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let writer = {
+        let fifo = fifo.to_path_buf();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let idle = || {
+                if Instant::now() > deadline {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_micros(200));
+                true
+            };
+            // Without a reader a non-blocking open fails: retry until the
+            // run opens the FIFO.
+            let mut pipe = loop {
+                match std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&fifo)
+                {
+                    Ok(pipe) => break pipe,
+                    Err(_) if idle() => {}
+                    Err(e) => panic!("the run never opened the FIFO: {e}"),
+                }
+            };
+            let block = vec![0u8; 1 << 16];
+            let total = head.len() + zeros;
+            let mut sent = 0usize;
+            while sent < total {
+                let chunk = if sent < head.len() {
+                    &head[sent..]
+                } else {
+                    &block[..(total - sent).min(block.len())]
+                };
+                match pipe.write(chunk) {
+                    Ok(n) => sent += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && idle() => {}
+                    // The reader is gone (EPIPE), or 60 s passed.
+                    Err(_) => break,
+                }
+            }
+            sent
+        })
+    };
+    let mut child = spawn(args);
+    drop(child.stdin.take());
+    let status = wait_bounded(&mut child, 60, &format!("{args:?}"));
+    let out = child.wait_with_output().unwrap();
+    let sent = writer.join().unwrap();
+    (Output { status, ..out }, sent)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_stream_announcing_more_than_the_limit_fails_at_once() {
+    // A FIFO whose header announces 2^40 bytes, then streams zeros: the run
+    // stops after the header, with one line naming the limit, and does not
+    // read on (the writer would send up to 256 MiB).
+    let scratch = Scratch::new("stream-limit");
+    let real = scratch.arg("real.bin");
+    build_words("classic", &real);
+    let bytes = std::fs::read(&real).unwrap();
+    let mut head = bytes[..16].to_vec();
+    head[8..16].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let fifo = scratch.path("stream.bin");
+    mkfifo(&fifo);
+    let stream = fifo.to_str().unwrap();
+    const ZEROS: usize = 256 << 20;
+    for command in ["info", "query"] {
+        let args = [command, "--filter", stream, "apple"];
+        let args = &args[..if command == "info" { 3 } else { 4 }];
+        let (out, sent) = run_with_fifo(args, &fifo, head.clone(), ZEROS);
+        assert_fails(
+            &out,
+            1,
+            &[
+                "stream.bin",
+                "1099511627776 bytes",
+                "--stream-limit",
+                "16.0 GiB",
+            ],
+            command,
+        );
+        // The run read the header and stopped: what the FIFO took is the
+        // header and what its buffer holds, far from the stream's end.
+        assert!(sent < 16 << 20, "{command}: the FIFO took {sent} bytes");
+    }
+    // A whole filter through the FIFO loads, up to the limit it is given.
+    let (out, _) = run_with_fifo(
+        &["info", "--filter", stream, "--json"],
+        &fifo,
+        bytes.clone(),
+        0,
+    );
+    let info = parsed(&out, "info from a FIFO");
+    assert_eq!(info["file_bytes"].as_u64(), Some(bytes.len() as u64));
+    let limit = (bytes.len() - 1).to_string();
+    let (out, _) = run_with_fifo(
+        &["info", "--filter", stream, "--stream-limit", &limit],
+        &fifo,
+        bytes.clone(),
+        0,
+    );
+    assert_fails(
+        &out,
+        1,
+        &["stream.bin", "--stream-limit"],
+        "a limit one byte short",
+    );
+    // The limit takes binary units; anything else is bad usage.
+    let (out, _) = run_with_fifo(
+        &["info", "--filter", stream, "--stream-limit", "1MiB"],
+        &fifo,
+        bytes.clone(),
+        0,
+    );
+    succeeded(&out, "--stream-limit 1MiB");
+    let out = run(&["info", "--filter", &real, "--stream-limit", "16GB"]);
+    assert_fails(&out, 2, &["--stream-limit", "16GiB"], "a bad limit");
+    // A regular file is read up to its size, whatever the limit.
+    succeeded(
+        &run(&["info", "--filter", &real, "--stream-limit", "16"]),
+        "a regular file",
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_file_that_is_not_a_regular_file_is_refused_at_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = Scratch::new("lock-kinds");
+    let filter = scratch.arg("f.bin");
+    build_words("counting", &filter);
+    let before = std::fs::read(&filter).unwrap();
+    let lock = scratch.path(".f.bin.lock");
+    let target = scratch.path("made-through-the-link");
+    let commands: [&[&str]; 3] = [
+        &["add", "--filter", &filter, "apple"],
+        &["remove", "--filter", &filter, "apple"],
+        &[
+            "build",
+            "--variant",
+            "counting",
+            "--input",
+            WORDS_FILE,
+            "--output",
+            &filter,
+        ],
+    ];
+    for (kind, make) in [
+        (
+            "a FIFO",
+            &(|lock: &Path, _: &Path| {
+                mkfifo(lock);
+                // Read-only to its users: the read-only fallback used to open
+                // it, and wait for a writer forever.
+                std::fs::set_permissions(lock, std::fs::Permissions::from_mode(0o444)).unwrap();
+            }) as &dyn Fn(&Path, &Path),
+        ),
+        ("a symbolic link", &|lock: &Path, target: &Path| {
+            std::os::unix::fs::symlink(target, lock).unwrap();
+        }),
+    ] {
+        std::fs::remove_file(&lock).unwrap();
+        make(&lock, &target);
+        for command in commands {
+            let mut child = spawn(command);
+            drop(child.stdin.take());
+            let status = wait_bounded(&mut child, 30, &format!("{kind}: {command:?}"));
+            let out = Output {
+                status,
+                ..child.wait_with_output().unwrap()
+            };
+            assert_fails(
+                &out,
+                1,
+                &[
+                    "cannot lock filter",
+                    ".f.bin.lock",
+                    &format!("it is {kind}, not a regular file"),
+                ],
+                &format!("{kind}: {}", command[0]),
+            );
+            assert_eq!(std::fs::read(&filter).unwrap(), before, "{kind}");
+            assert!(
+                std::fs::symlink_metadata(&target).is_err(),
+                "{kind}: the link's target was created"
+            );
+            scratch.assert_no_temporaries();
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn stale_temporary_files_of_killed_writers_are_removed() {
+    // Writers killed outright (SIGKILL) left their temporary files, as big
+    // as the filter; the next writer of the file removes them, and nothing
+    // else: not another file's, nor one a live writer holds (locked).
+    let scratch = Scratch::new("stale");
+    let filter = scratch.arg("f.bin");
+    build_words("counting", &filter);
+    let size = std::fs::metadata(&filter).unwrap().len() as usize;
+    let stale = [".f.bin.999999.0.tmp", ".f.bin.999998.17.tmp"];
+    let others = [".g.bin.999999.0.tmp", "notes.txt"];
+    let live = ".f.bin.999997.0.tmp";
+    let held = std::fs::File::create_new(scratch.path(live)).unwrap();
+    held.lock().unwrap();
+    for (i, command) in [
+        &["add", "--filter", &filter, "apple"][..],
+        &["remove", "--filter", &filter, "apple"],
+        &[
+            "build",
+            "--variant",
+            "counting",
+            "--input",
+            WORDS_FILE,
+            "--output",
+            &filter,
+        ],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for name in stale.iter().chain(&others) {
+            std::fs::write(scratch.path(name), vec![0u8; size]).unwrap();
+        }
+        succeeded(&run(command), command[0]);
+        let mut expected = vec![".f.bin.lock", "f.bin", live];
+        expected.extend(others);
+        expected.sort_unstable();
+        assert_eq!(scratch.entries(), expected, "{i}: {}", command[0]);
+    }
+    drop(held);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_after_the_rename_keeps_the_success() {
+    // `add` renames the new filter into place, then prints more answers
+    // than a pipe holds, so it waits for this test to read them: a SIGTERM
+    // then must not turn the finished update into exit code 143.
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let scratch = Scratch::new("signal-after-rename");
+    let filter = scratch.arg("f.bin");
+    let keys = numbered_keys(100_000);
+    build_sized(&scratch, "counting", &keys[..10], keys.len(), &filter);
+    let inode = std::fs::metadata(&filter).unwrap().ino();
+    let mut child = spawn(&["add", "--filter", &filter]);
+    let mut stdin = child.stdin.take().unwrap();
+    let input = keys.join("\n");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::metadata(&filter).unwrap().ino() == inode {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("add ended ({status}) before this test read its answers");
+        }
+        assert!(Instant::now() < deadline, "no new filter after 60 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    writer.join().unwrap();
+    let kill = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", child.id())])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut answers = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut answers)
+        .unwrap();
+    let status = wait_bounded(&mut child, 60, "add");
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert_eq!(answers.lines().count(), keys.len());
+    assert!(query(&filter, &keys[keys.len() - 100..]).iter().all(|&p| p));
+    scratch.assert_no_temporaries();
+}
+
+#[test]
+fn variant_names_ignore_case_and_help_lists_aliases() {
+    let scratch = Scratch::new("variant-case");
+    let file = scratch.arg("f.bin");
+    let built = build_words("Counting", &file);
+    assert_eq!(built["variant"], "counting");
+    assert_eq!(designed_variants("CUCKOO,Bloom"), ["cuckoo", "classic"]);
+    let doc = json(&["compare", "--items", "1000", "--variant", "Blocked"]);
+    assert_eq!(rows(&doc, &["variant"])[0]["variant"], "blocked");
+    let out = run(&[
+        "build",
+        "--variant",
+        "blom",
+        "--input",
+        WORDS_FILE,
+        "--output",
+        &file,
+    ]);
+    assert_fails(&out, 2, &["blom", "classic", "cuckoo"], "an unknown name");
+    for command in ["build", "design", "compare"] {
+        let help = String::from_utf8(run(&[command, "--help"]).stdout).unwrap();
+        assert!(help.contains("alias: bloom"), "{command}: {help}");
+        assert!(help.contains("any case"), "{command}: {help}");
+    }
+}
+
+#[test]
+fn build_from_empty_input_warns() {
+    let scratch = Scratch::new("empty-input");
+    let input = scratch.path("empty.txt");
+    std::fs::write(&input, "\n\n").unwrap();
+    let file = scratch.arg("f.bin");
+    let out = run(&[
+        "build",
+        "--variant",
+        "classic",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        &file,
+        "--json",
+    ]);
+    let built = parsed(&out, "an empty build");
+    assert_eq!(built["items"].as_u64(), Some(0));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("warning: ")
+            && stderr.contains("empty.txt")
+            && stderr.contains("no keys"),
+        "{stderr}"
+    );
+    // Keys: no warning.
+    let out = run(&[
+        "build",
+        "--variant",
+        "classic",
+        "--input",
+        WORDS_FILE,
+        "--output",
+        &file,
+    ]);
+    succeeded(&out, "a build");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn build_and_info_agree_on_items_and_bytes() {
+    // Duplicate keys: a scalable filter does not count a key it seems to
+    // hold already, so the keys read and the items held can differ; build
+    // reports both, and its items are what info reads from the file.
+    let scratch = Scratch::new("build-info-agree");
+    let mut keys = numbered_keys(500);
+    keys.extend(numbered_keys(500));
+    let input = scratch.path("keys.txt");
+    std::fs::write(&input, keys.join("\n")).unwrap();
+    for variant in variants() {
+        let file = scratch.arg(&format!("{variant}.bin"));
+        let built = json(&[
+            "build",
+            "--variant",
+            &variant,
+            "--seed",
+            "3",
+            "--items",
+            "2000",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            &file,
+        ]);
+        let info = json(&["info", "--filter", &file]);
+        assert_eq!(built["keys"].as_u64(), Some(1000), "{variant}");
+        for field in ["items", "capacity", "bytes", "file_bytes", "overfilled"] {
+            assert_eq!(built[field], info[field], "{variant}: {field}");
+        }
     }
 }
