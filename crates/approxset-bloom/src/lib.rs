@@ -44,6 +44,7 @@ pub mod cells;
 mod classic;
 mod counters;
 mod counting;
+mod estimate;
 mod layout;
 mod partitioned;
 mod persist;

@@ -265,7 +265,7 @@ impl ScalableBloomFilter {
             self.stages.push(stage);
         }
         let newest = self.stages.last_mut().expect("a filter always has a stage");
-        newest.insert_digest(digest);
+        newest.add_digest(digest);
         // Cannot overflow: each item takes a bit in the newest stage's
         // memory, and a loaded len is checked against the stages.
         self.len = self.len.saturating_add(1);
@@ -319,6 +319,14 @@ impl ScalableBloomFilter {
             .iter()
             .map(|s| 1.0 - s.estimated_fp_rate())
             .product::<f64>()
+    }
+
+    /// The distinct items estimated from the stages' fills: the sum of
+    /// their [`estimated_items`](PartitionedBloomFilter::estimated_items).
+    // Placeholder for the scalable helper's own `estimated_items` (issue
+    // 20): keep theirs when both exist.
+    pub fn estimated_items(&self) -> f64 {
+        self.stages.iter().map(|s| s.estimated_items()).sum()
     }
 
     /// Bytes of all stages' bits.

@@ -215,6 +215,13 @@ impl CuckooFilter {
         fp_rate_at(self.table.bits(), self.load_factor())
     }
 
+    /// The distinct items it holds, estimated: the fingerprints stored,
+    /// [`len`](Self::len), as each accepted insert stores one. Repeats of a
+    /// key are stored (and counted) once each, so this overcounts a multiset.
+    pub fn estimated_items(&self) -> f64 {
+        self.len as f64
+    }
+
     /// Bytes of the slot table: `4·B·f` bits rounded up to whole `u64`
     /// words.
     pub fn memory_bytes(&self) -> usize {
