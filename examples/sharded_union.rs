@@ -13,8 +13,8 @@
 
 use std::time::Instant;
 
-use approxset::{ApproxSet, BloomFilter};
 use approxset::hash::splitmix64;
+use approxset::{ApproxSet, BloomFilter};
 
 /// Every shard builds with these, so their filters can be combined.
 const SEED: u64 = 42;

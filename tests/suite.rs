@@ -553,7 +553,9 @@ fn atomic_filter_through_approx_set() {
         assert_eq!(f.variant(), "blocked");
     }
     for i in 0..n {
-        blocked.insert_bytes(format!("member-{i}").as_bytes()).unwrap();
+        blocked
+            .insert_bytes(format!("member-{i}").as_bytes())
+            .unwrap();
         assert!(atomic.contains_bytes(format!("member-{i}").as_bytes()));
     }
     let queries = 200_000u64;

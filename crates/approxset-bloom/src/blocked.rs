@@ -14,7 +14,7 @@ use crate::layout::Blocked;
 ///
 /// let mut filter = BlockedBloomFilter::with_fp_rate(0.01).seed(7).expected_items(10_000)?;
 /// for i in 0..10_000u32 {
-///     filter.insert(&i);
+///     filter.insert(&i)?;
 /// }
 /// assert!((0..10_000u32).all(|i| filter.contains(&i)));
 /// let fp = (10_000..110_000u32).filter(|i| filter.contains(i)).count();

@@ -15,7 +15,7 @@ use crate::layout::Classic;
 ///
 /// let mut filter = BloomFilter::with_fp_rate(0.01).seed(7).expected_items(1000)?;
 /// for i in 0..1000u32 {
-///     filter.insert(&i);
+///     filter.insert(&i)?;
 /// }
 /// assert!((0..1000u32).all(|i| filter.contains(&i)));
 /// // About 1 % of other keys test positive.
@@ -42,7 +42,10 @@ mod tests {
             .expected_items(100)
             .unwrap();
         assert!(f.insert("a").unwrap());
-        assert!(!f.insert("a").unwrap(), "every bit of a repeat is already set");
+        assert!(
+            !f.insert("a").unwrap(),
+            "every bit of a repeat is already set"
+        );
         assert_eq!(f.len(), 2);
         assert!(f.contains("a"));
         assert!(!f.is_empty());

@@ -17,8 +17,8 @@ use crate::layout::Classic;
 /// use approxset_bloom::CountingBloomFilter;
 ///
 /// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(3).expected_items(1000)?;
-/// f.insert("alice");
-/// f.insert("bob");
+/// f.insert("alice")?;
+/// f.insert("bob")?;
 /// assert!(f.remove("alice"));
 /// assert!(f.contains("bob"));
 /// assert!(!f.remove("carol"), "never inserted and not a false positive");

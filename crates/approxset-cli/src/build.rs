@@ -77,7 +77,7 @@ pub(crate) struct BuildArgs {
 pub(crate) struct BuildRecord {
     /// The variant's name.
     variant: String,
-    /// Keys inserted.
+    /// The filter's `len`: keys inserted (as `info` reports it).
     items: u64,
     /// Items the filter was sized for.
     capacity: u64,
@@ -89,9 +89,9 @@ pub(crate) struct BuildRecord {
     bytes: u64,
     /// The filter file.
     output: String,
-    /// Whether it holds more items than it was sized for (`items >
-    /// capacity`, as the filter reports them); a warning on standard error
-    /// says so.
+    /// Whether it is overfilled (`ApproxSet::is_overfilled`: more items
+    /// than it was sized for, estimated FP above target); a warning on
+    /// standard error says so.
     overfilled: bool,
 }
 
@@ -220,7 +220,8 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     bar.set_message(format!("{}: insert", args.variant));
     let filled = insert_all(&mut *filter, &data, how, &bar);
     bar.finish_and_clear();
-    let inserted = filled.map_err(|refusal| {
+    // The keys that went in are the filter's `len`, which the record shows.
+    let _inserted = filled.map_err(|refusal| {
         let copies = keys::lines(&data, how)
             .take(refusal.inserted)
             .filter(|&k| k == refusal.key)
@@ -239,7 +240,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     }
     BuildRecord {
         variant: filter.variant().to_owned(),
-        items: inserted as u64,
+        items: filter.len() as u64,
         capacity: filter.capacity() as u64,
         target_fp: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),

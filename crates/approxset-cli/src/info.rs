@@ -131,8 +131,9 @@ pub(crate) struct InfoRecord {
     target_fp: f64,
     /// The false-positive rate estimated from its fill.
     estimated_fp: f64,
-    /// Whether it holds more items than it was sized for (`items >
-    /// capacity`); the human output then has an `overfilled` line.
+    /// Whether it holds more items than it was sized for with an estimated
+    /// FP above target (`ApproxSet::is_overfilled`); the human output then
+    /// has an `overfilled` line.
     overfilled: bool,
     /// Bytes of filter data in memory.
     bytes: u64,
@@ -155,9 +156,9 @@ impl Record for InfoRecord {
             ("target FP", output::rate(self.target_fp)),
             ("estimated FP", output::rate(self.estimated_fp)),
         ];
-        if let Some(overfill) =
-            Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp)
-        {
+        if self.overfilled {
+            let overfill =
+                Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp);
             fields.push(("overfilled", format!("yes: {}", overfill.describe())));
         }
         fields.extend([

@@ -3,7 +3,7 @@
 //! classic Bloom filter (`experiment theory`, `experiment optimal-k`), a
 //! measured comparison of every variant (`compare`), and filter files:
 //! `build` one from a list of keys, `query` it, show its `info`, `add` keys
-//! to it and `remove` keys from it.
+//! to it, `remove` keys from it, and `merge` filters built over shards.
 //!
 //! A key is the bytes of a line (or of an argument): the same key as the
 //! library's `insert("line")` or `insert_bytes(b"line")`, so a filter built
@@ -42,6 +42,7 @@ mod experiment;
 mod files;
 mod info;
 mod keys;
+mod merge;
 mod output;
 mod overfill;
 mod plot;
@@ -134,6 +135,10 @@ enum Command {
     /// Remove keys from a saved filter of a variant that can delete, and save it.
     #[command(after_help = remove::EXAMPLES)]
     Remove(remove::RemoveArgs),
+
+    /// Merge saved filters (the union of their keys) into one file.
+    #[command(after_help = merge::EXAMPLES)]
+    Merge(merge::MergeArgs),
 }
 
 /// What went wrong, and so the exit code.
@@ -276,6 +281,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Info(args) => info::run(&args, json).map(|()| 0),
         Command::Add(args) => add::run(&args, json).map(|()| 0),
         Command::Remove(args) => remove::run(&args, json).map(|()| 0),
+        Command::Merge(args) => merge::run(&args, json).map(|()| 0),
     }
 }
 
