@@ -335,8 +335,25 @@ impl<L: Layout> Bloom<L> {
     }
 }
 
-/// Combining through `dyn ApproxSet`.
+/// Combining and converting through `dyn ApproxSet`.
 impl<L: Layout, C: Cells<L>> Bloom<L, C> {
+    /// The filter as a [`Deletable`](approxset_core::Deletable) when it is
+    /// the counting filter, `None` for the other layouts and cells; see
+    /// [`ApproxSet::as_deletable`].
+    pub fn as_deletable(&self) -> Option<&dyn approxset_core::Deletable> {
+        let any: &dyn std::any::Any = self;
+        any.downcast_ref::<crate::CountingBloomFilter>()
+            .map(|f| f as &dyn approxset_core::Deletable)
+    }
+
+    /// The filter as a mutable [`Deletable`](approxset_core::Deletable);
+    /// see [`as_deletable`](Self::as_deletable).
+    pub fn as_deletable_mut(&mut self) -> Option<&mut dyn approxset_core::Deletable> {
+        let any: &mut dyn std::any::Any = self;
+        any.downcast_mut::<crate::CountingBloomFilter>()
+            .map(|f| f as &mut dyn approxset_core::Deletable)
+    }
+
     /// The first parameter in which `other` differs: cells, hashes or key.
     fn check_same(&self, other: &Self) -> Result<()> {
         if self.cells.cell_count() != other.cells.cell_count() {
@@ -472,4 +489,10 @@ impl<L: Layout, C: Cells<L>, T: Key> Extend<T> for Bloom<L, C> {
     }
 }
 
-approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME, batch, combine);
+approxset_core::impl_approx_set!(
+    [L: Layout, C: Cells<L>] Bloom<L, C>,
+    variant = C::NAME,
+    batch,
+    combine,
+    deletable
+);

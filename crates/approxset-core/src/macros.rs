@@ -118,7 +118,10 @@ macro_rules! bookkeeping_methods {
 ///   default is [`Error::Unsupported`](crate::Error::Unsupported));
 /// - `remove`: [`Deletable`](crate::Deletable) is implemented from
 ///   `remove_digest`, and `as_deletable`/`as_deletable_mut` return the
-///   filter.
+///   filter;
+/// - `deletable`: `as_deletable` and `as_deletable_mut` forward to the
+///   filter's inherent methods (for a generic type only some of whose
+///   instances delete, which implements `Deletable` itself).
 ///
 /// Every filter forwards `estimated_items` and returns itself from
 /// `as_any`, so it must be `'static`.
@@ -202,6 +205,14 @@ macro_rules! impl_approx_set {
         }
         fn as_deletable_mut(&mut self) -> Option<&mut dyn $crate::Deletable> {
             Some(self)
+        }
+    };
+    (@inner deletable $ty:ty) => {
+        fn as_deletable(&self) -> Option<&dyn $crate::Deletable> {
+            <$ty>::as_deletable(self)
+        }
+        fn as_deletable_mut(&mut self) -> Option<&mut dyn $crate::Deletable> {
+            <$ty>::as_deletable_mut(self)
         }
     };
     (@outer remove [$($gen:tt)*] $ty:ty) => {
