@@ -230,7 +230,7 @@ pub trait ApproxSet: fmt::Debug {
     /// `dyn ApproxSet` chosen at run time.
     ///
     /// ```
-    /// # use approxset_core::{ApproxSet, Deletable};
+    /// # use approxset_core::ApproxSet;
     /// fn forget(set: &mut dyn ApproxSet, key: &str) -> bool {
     ///     match set.as_deletable_mut() {
     ///         Some(del) => del.remove(key),
