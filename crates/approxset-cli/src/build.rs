@@ -67,7 +67,7 @@ pub(crate) struct BuildArgs {
     /// `.FILTER.lock` next to it (left in place), so a concurrent `add` or
     /// `remove` of the same file finishes before it or works on the new
     /// file. A warning on standard error says when the filter holds more
-    /// keys than --items.
+    /// keys than --items and its estimated FP is above --fp.
     #[arg(long, value_name = "FILTER")]
     output: PathBuf,
 }

@@ -5,8 +5,9 @@
 //! counters, fingerprint width and buckets, stages, …) from the loaded
 //! filter. In the JSON record `parameters` is an object of those names,
 //! each a number; the human output gives each one a line of its own. A
-//! filter holding more items than it was sized for is `overfilled` (a JSON
-//! boolean, and a human line saying by how much and its FP rate now).
+//! filter holding more items than it was sized for, with an estimated FP
+//! rate above its target, is `overfilled` (a JSON boolean, and a human line
+//! saying by how much and its FP rate now).
 
 use std::path::PathBuf;
 

@@ -80,6 +80,7 @@ Examples:
   approxset query --filter words.bin apple zzyzx
   approxset query --filter words.bin --quiet apple && echo 'maybe present'
   approxset add --filter words.bin pear plum
+  approxset merge --output all.bin shard-0.bin shard-1.bin
   approxset info --filter words.bin --json"
 );
 

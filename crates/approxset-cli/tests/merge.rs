@@ -233,3 +233,16 @@ fn overfill_follows_the_estimate() {
     let info = json(&["info", "--filter", &small]);
     assert_eq!(info["overfilled"], true);
 }
+
+#[test]
+fn merge_is_listed_and_shows_examples() {
+    let out = run(&["merge", "--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("approxset merge --output all.bin"), "{text}");
+    let top = String::from_utf8(run(&["--help"]).stdout).unwrap();
+    assert!(
+        top.contains("merge") && top.contains("union of their keys"),
+        "{top}"
+    );
+}
