@@ -16,6 +16,7 @@ use crate::Result;
 /// `dyn ApproxSet` (`docs/design.md`, "API rules").
 #[macro_export]
 macro_rules! key_methods {
+    // The older spelling, kept for callers that still use it.
     (insert -> Result<bool>) => {
         $crate::key_methods!(insert);
     };

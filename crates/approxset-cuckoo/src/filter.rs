@@ -119,7 +119,7 @@ impl CuckooFilter {
         Self::with_fp_rate(fp_rate).expected_items(expected_items)
     }
 
-    approxset_core::key_methods!(insert -> Result<bool>);
+    approxset_core::key_methods!(insert);
     approxset_core::key_methods!(remove);
 
     /// Inserts a precomputed digest (see [`HashKey::digest`]). Returns
