@@ -276,13 +276,13 @@ fn digest64(c: &mut Criterion) {
         let mut classic64 = classic.clone();
         classic.extend(members);
         members.iter().for_each(|k| {
-            classic64.insert_digest(d64(k));
+            classic64.insert_digest(d64(k)).unwrap();
         });
         let mut blocked: approxset::BlockedBloomFilter = common::bloom(n, FP);
         let mut blocked64 = blocked.clone();
         blocked.extend(members);
         members.iter().for_each(|k| {
-            blocked64.insert_digest(d64(k));
+            blocked64.insert_digest(d64(k)).unwrap();
         });
         let rate = |f: &dyn Fn(&u64) -> bool| {
             others.iter().filter(|k| f(k)).count() as f64 / others.len() as f64

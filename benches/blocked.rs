@@ -30,8 +30,8 @@ fn digests(c: &mut Criterion, keys: &Keys) {
     let mut blocked: approxset::BlockedBloomFilter = common::bloom(n, FP);
     let mut classic: approxset::BloomFilter = common::bloom(n, FP);
     for k in &keys.members {
-        blocked.insert(k);
-        classic.insert(k);
+        blocked.insert(k).unwrap();
+        classic.insert(k).unwrap();
     }
     contains_digest_miss(&mut group, "approxset-blocked", &blocked, keys);
     contains_digest_miss(&mut group, "approxset-classic", &classic, keys);

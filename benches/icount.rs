@@ -58,8 +58,8 @@ fn lookups(mode: usize) {
         .seed(&1)
         .expected_items(N);
     for k in &members {
-        classic.insert(k);
-        blocked.insert(k);
+        classic.insert(k).unwrap();
+        blocked.insert(k).unwrap();
         peer.insert(k);
     }
     let queries = if LOOKUPS[mode].ends_with("hit") {

@@ -14,9 +14,9 @@ fn bench(c: &mut Criterion) {
     let bits = 100_000_000u64;
     let mut filter = BloomFilter::with_num_bits(bits).seed(1).hashes(7).unwrap();
     for i in 0..10_000_000u64 {
-        filter.insert_bytes(&i.to_le_bytes());
+        filter.insert_bytes(&i.to_le_bytes()).unwrap();
     }
-    let bytes = filter.to_bytes();
+    let bytes = filter.to_bytes().unwrap();
     let mut group = c.benchmark_group("persist/1e8-bits");
     group.sample_size(30);
     group.throughput(Throughput::Bytes(bytes.len() as u64));

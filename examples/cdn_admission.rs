@@ -144,7 +144,9 @@ impl Admission {
                         std::mem::swap(current, previous);
                         current.clear();
                     }
-                    current.insert_digest(digest);
+                    current
+                        .insert_digest(digest)
+                        .expect("a Bloom filter always has room");
                     false
                 }
             }

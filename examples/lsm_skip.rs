@@ -73,7 +73,7 @@ impl Run {
         for (key, value) in records {
             out.write_all(&key.to_be_bytes())?;
             out.write_all(&value.to_le_bytes())?;
-            filter.insert(key);
+            filter.insert(key)?;
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         filter.write_to(BufWriter::new(File::create(&filter_path)?))?;
@@ -191,7 +191,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         runs.push(Run::create(&dir.0, id, &records)?);
     }
     let data_bytes: u64 = runs.iter().map(|r| (r.records * RECORD) as u64).sum();
-    let filter_bytes: usize = runs.iter().map(|r| r.filter.to_bytes().len()).sum();
+    let mut filter_bytes = 0;
+    for run in &runs {
+        filter_bytes += run.filter.to_bytes()?.len();
+    }
     println!(
         "{RUNS} sorted runs of {KEYS_PER_RUN} keys in {} ({:.1} MB of data, {} B blocks), written in {:.0} ms",
         dir.0.display(),

@@ -3,12 +3,18 @@
 //! filter built over all keys at once (same seed and parameters), which the
 //! example asserts.
 //!
+//! The receiver does not need to know the variant: it loads each shard with
+//! `approxset::load` and merges through the trait object with
+//! [`ApproxSet::union_dyn`], which refuses (with `Error::Incompatible`) a
+//! shard of another variant or other parameters. On files, the CLI does
+//! the same: `approxset merge -o all.bin shard-0.bin shard-1.bin …`.
+//!
 //! `cargo run --release --example sharded_union`
 
 use std::time::Instant;
 
-use approxset::BloomFilter;
 use approxset::hash::splitmix64;
+use approxset::{ApproxSet, BloomFilter};
 
 /// Every shard builds with these, so their filters can be combined.
 const SEED: u64 = 42;
@@ -54,9 +60,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 scope.spawn(move || -> approxset::Result<Vec<u8>> {
                     let mut filter = empty_filter()?;
                     for key in shard {
-                        filter.insert(*key);
+                        filter.insert(*key)?;
                     }
-                    Ok(filter.to_bytes())
+                    filter.to_bytes()
                 })
             })
             .collect();
@@ -76,29 +82,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    // The receiver loads every shard's bytes (checked, never trusted) and
-    // merges them by union (bitwise OR).
+    // The receiver loads every shard's bytes (checked, never trusted),
+    // whatever variant they hold, and merges them by union (bitwise OR)
+    // through the trait object.
     let start = Instant::now();
     let mut loaded = shipped
         .iter()
-        .map(|bytes| BloomFilter::from_bytes(bytes.as_slice()))
+        .map(|bytes| approxset::load(bytes))
         .collect::<approxset::Result<Vec<_>>>()?
         .into_iter();
     let mut merged = loaded.next().ok_or("no shards")?;
     for filter in loaded {
-        merged.union(&filter)?;
+        merged.union_dyn(&*filter)?;
     }
     let merge_time = start.elapsed();
+    // Back to the concrete type, to compare it with the single build.
+    let merged = merged
+        .as_any()
+        .and_then(|any| any.downcast_ref::<BloomFilter>())
+        .ok_or("the shards hold classic filters")?;
 
     // The same filter built over all keys at once, on one thread.
     let start = Instant::now();
     let mut whole = empty_filter()?;
     for key in &keys {
-        whole.insert(key.as_str());
+        whole.insert(key.as_str())?;
     }
     let single_time = start.elapsed();
 
-    let equal = merged == whole && merged.to_bytes() == whole.to_bytes();
+    let equal = *merged == whole && merged.to_bytes()? == whole.to_bytes()?;
     assert!(
         equal,
         "the merged filter differs from the filter over all keys"

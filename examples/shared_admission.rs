@@ -101,7 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .seed(SEED)
         .expected_items(KEYS)?;
     for key in &stream {
-        reference.insert(key);
+        reference.insert(key)?;
     }
     println!(
         "{} requests for {KEYS} keys; filter of {} bytes ({FP_RATE} fp for {KEYS} keys); \

@@ -115,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .seed(1)
             .expected_items(n)?;
         for word in &words {
-            filter.insert(*word);
+            filter.insert(*word)?;
         }
         let missed = words.iter().filter(|w| !filter.contains(**w)).count();
         let passed = misspellings
@@ -140,7 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let filter = one_percent.ok_or("no 1 % filter")?;
     println!(
         "(bytes: the filter's bit array; saved with to_bytes it is {} bytes with its header)\n",
-        filter.to_bytes().len()
+        filter.to_bytes()?.len()
     );
 
     // Check the text with the 1 % filter, and with the exact set for reference.

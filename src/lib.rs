@@ -18,7 +18,7 @@
 //! ```
 //! use approxset::BloomFilter;
 //! let mut f = BloomFilter::with_fp_rate(0.001).seed(1).expected_items(10_000)?;
-//! f.insert_bytes(b"portable keys hash as bytes");
+//! f.insert_bytes(b"portable keys hash as bytes")?;
 //! assert!(f.contains_bytes(b"portable keys hash as bytes"));
 //! # Ok::<(), approxset::Error>(())
 //! ```

@@ -142,7 +142,7 @@ fn keys_of_other_types_are_the_same_keys() {
         .unwrap();
     let words: Vec<String> = (0..600).map(|i| format!("word-{i}")).collect();
     for w in words.iter().step_by(3) {
-        f.insert(w.as_str());
+        f.insert(w.as_str()).unwrap();
     }
     let strs: Vec<&str> = words.iter().map(String::as_str).collect();
     let bytes: Vec<&[u8]> = words.iter().map(String::as_bytes).collect();
@@ -200,10 +200,10 @@ fn concrete_types_answer_as_one_at_a_time() {
         .initial_capacity(500)
         .unwrap();
     for k in members() {
-        classic.insert(&k);
-        partitioned.insert(&k);
-        counting.insert(&k);
-        blocked.insert(&k);
+        classic.insert(&k).unwrap();
+        partitioned.insert(&k).unwrap();
+        counting.insert(&k).unwrap();
+        blocked.insert(&k).unwrap();
         atomic.insert_shared(&k);
         cuckoo.insert(&k).unwrap();
         scalable.insert(&k).unwrap();
@@ -313,9 +313,9 @@ fn insert_batch_builds_the_filter_that_one_at_a_time_builds() {
     let mut b = a.clone();
     let digests: Vec<Digest> = (0..5_000u32).map(|i| a.hash_key().digest(&i)).collect();
     for &d in &digests {
-        a.insert_digest(d);
+        a.insert_digest(d).unwrap();
     }
-    b.insert_digests(&digests);
+    b.insert_digests(&digests).unwrap();
     assert_eq!(a, b);
     let mut a = BlockedBloomFilter::with_fp_rate(0.01)
         .seed(2)
@@ -323,7 +323,7 @@ fn insert_batch_builds_the_filter_that_one_at_a_time_builds() {
         .unwrap();
     let mut b = a.clone();
     for &d in &digests {
-        a.insert_digest(d);
+        a.insert_digest(d).unwrap();
     }
     ApproxSetExt::insert_batch(&mut b, &(0..5_000u32).collect::<Vec<_>>()).unwrap();
     assert_eq!(a, b);

@@ -47,8 +47,8 @@ fn experiment_1_theory_vs_measurement() {
                 .hashes(k)
                 .unwrap();
             for key in members() {
-                classic.insert_bytes(key.as_bytes());
-                parted.insert_bytes(key.as_bytes());
+                classic.insert_bytes(key.as_bytes()).unwrap();
+                parted.insert_bytes(key.as_bytes()).unwrap();
             }
             let (mut fp_c, mut fp_p) = (0, 0);
             for key in nonmembers(queries) {
@@ -94,7 +94,7 @@ fn experiment_2_optimal_k() {
     for name in members() {
         let d = key.digest_bytes(name.as_bytes());
         for f in &mut filters {
-            f.insert_digest(d);
+            f.insert_digest(d).unwrap();
         }
     }
     let mut fp = [0u64; 10];

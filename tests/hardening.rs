@@ -299,7 +299,7 @@ const CHAIN_LEN: Field = int("len", HEADER_LEN + 40, 8);
 #[test]
 fn a_scalable_len_counts_inserts_and_bounds_the_stages() {
     let f = scalable_sample(3);
-    let bytes = f.to_bytes();
+    let bytes = f.to_bytes().unwrap();
     let sum: usize = f.stages().iter().map(|s| s.len()).sum();
     assert_eq!(f.len(), sum, "distinct keys, none a false positive here");
     let sum = sum as u64;
@@ -320,7 +320,7 @@ fn a_scalable_len_counts_inserts_and_bounds_the_stages() {
 /// Forges stage `stage`'s len to `value` and the chain's len to the sum to
 /// match, where the sum is a count.
 fn forge_stage_len(f: &ScalableBloomFilter, stage: usize, value: u64) -> Option<Vec<u8>> {
-    let bytes = f.to_bytes();
+    let bytes = f.to_bytes().unwrap();
     let at = stage_offsets(&bytes)[stage];
     let others: u64 = f
         .stages()
@@ -378,7 +378,7 @@ fn a_full_newest_stage_loads_and_grows_on_the_next_insert() {
     g.insert("one more").unwrap();
     assert_eq!(g.stages().len(), 2);
     assert_eq!(g.stages()[1].len(), 1);
-    let again = ScalableBloomFilter::from_bytes(&g.to_bytes()).unwrap();
+    let again = ScalableBloomFilter::from_bytes(&g.to_bytes().unwrap()).unwrap();
     assert_eq!(again, g);
 }
 
@@ -394,7 +394,7 @@ fn forge_chain(bytes: &[u8], name: &str, value: u64) -> Vec<u8> {
 
 #[test]
 fn scalable_parameters_that_multiply_memory_are_bounded_at_load() {
-    let bytes = scalable_sample(1).to_bytes();
+    let bytes = scalable_sample(1).to_bytes().unwrap();
     assert!(
         bytes.len() <= 160,
         "a file as small as the issue's: {}",
@@ -440,7 +440,7 @@ fn scalable_parameters_that_multiply_memory_are_bounded_at_load() {
     // 8 + 128 < 200 ≤ 8 + 128 + 2048.
     let caps: Vec<usize> = f.stages().iter().map(|s| s.capacity()).collect();
     assert_eq!(caps, [8, 128, 2048]);
-    exercise(&f.to_bytes(), "growth 16, tightening 0.5");
+    exercise(&f.to_bytes().unwrap(), "growth 16, tightening 0.5");
 }
 
 /// The least number of cells that meets `p` by `rate` at `k` hashes is

@@ -345,7 +345,7 @@ fn specific_errors_behind_a_valid_checksum() {
         .seed(1)
         .hashes(3)
         .unwrap();
-    let mut bytes = f.to_bytes();
+    let mut bytes = f.to_bytes().unwrap();
     let last_word = bytes.len() - CHECKSUM_LEN - 8;
     bytes[last_word + 7] = 0x80;
     let err = approxset::load(&reseal(bytes)).unwrap_err();

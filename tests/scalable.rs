@@ -108,7 +108,7 @@ fn len_counts_every_accepted_insert_and_estimated_items_the_distinct_ones() {
     let dynamic: &dyn ApproxSet = &f;
     assert_eq!(dynamic.len(), 40_000);
     // And a reload keeps both counts.
-    let again = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    let again = ScalableBloomFilter::from_bytes(&f.to_bytes().unwrap()).unwrap();
     assert_eq!(again.len(), 40_000);
     assert_eq!(again.estimated_items(), est);
 }
@@ -137,7 +137,7 @@ fn a_file_written_when_len_was_the_stages_sum_loads_and_answers_the_same() {
             fresh.contains_bytes(k.as_bytes())
         );
     }
-    assert_eq!(g.to_bytes(), golden);
+    assert_eq!(g.to_bytes().unwrap(), golden);
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn one_stage_and_a_full_stage() {
         i += 1;
     }
     assert_eq!(f.stages().len(), 1);
-    let full = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    let full = ScalableBloomFilter::from_bytes(&f.to_bytes().unwrap()).unwrap();
     assert_eq!(full, f);
     // The next stored key opens the second stage, in memory and reloaded.
     for mut g in [f, full] {
@@ -231,7 +231,10 @@ fn one_stage_and_a_full_stage() {
         assert_eq!(g.stages()[0].len(), 50);
         assert_eq!(g.stages()[1].len(), 1);
         assert!((0..j).all(|k| g.contains(&k)));
-        assert_eq!(ScalableBloomFilter::from_bytes(&g.to_bytes()).unwrap(), g);
+        assert_eq!(
+            ScalableBloomFilter::from_bytes(&g.to_bytes().unwrap()).unwrap(),
+            g
+        );
     }
 }
 
@@ -281,5 +284,8 @@ fn max_bytes_exactly_at_the_next_stage_admits_it() {
     let before = f.clone();
     assert!(f.insert(&i).is_err());
     assert_eq!(f, before);
-    assert_eq!(ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    assert_eq!(
+        ScalableBloomFilter::from_bytes(&f.to_bytes().unwrap()).unwrap(),
+        f
+    );
 }

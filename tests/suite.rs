@@ -68,8 +68,6 @@ fn key() -> impl Strategy<Value = Key> {
     ]
 }
 
-/// Whether `len` counts every successful insert (`false` for variants that
-/// skip items they already hold, which count distinct items).
 proptest! {
     #![proptest_config(proptest_config(96))]
 
@@ -542,7 +540,9 @@ fn atomic_filter_through_approx_set() {
         assert_eq!(f.variant(), "blocked");
     }
     for i in 0..n {
-        blocked.insert_bytes(format!("member-{i}").as_bytes());
+        blocked
+            .insert_bytes(format!("member-{i}").as_bytes())
+            .unwrap();
         assert!(atomic.contains_bytes(format!("member-{i}").as_bytes()));
     }
     let queries = 200_000u64;

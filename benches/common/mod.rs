@@ -121,8 +121,8 @@ macro_rules! subjects {
 }
 
 subjects! {
-    Bloom<L> where L: Layout => put insert, has contains, bits |f| Bloom::bits(f);
-    approxset::CountingBloomFilter => put insert, has contains, del remove,
+    Bloom<L> where L: Layout => try_put insert, has contains, bits |f| Bloom::bits(f);
+    approxset::CountingBloomFilter => try_put insert, has contains, del remove,
         bits |f| f.memory_bytes() as u64 * 8;
     approxset::CuckooFilter => try_put insert, has contains, del remove,
         bits |f| f.memory_bytes() as u64 * 8;

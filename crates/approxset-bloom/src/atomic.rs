@@ -402,7 +402,7 @@ mod tests {
             .expected_items(N as usize)
             .unwrap();
         for i in 0..N {
-            single.insert(&i);
+            single.insert(&i).unwrap();
         }
         assert_eq!(f.len(), N as usize);
         assert_eq!(
@@ -414,7 +414,7 @@ mod tests {
         assert_eq!(back.to_bytes(), single.to_bytes());
         assert_eq!(f.into_blocked(), single);
         // The file loads as a blocked filter, and as an atomic one.
-        let again = AtomicBloomFilter::from_bytes(&single.to_bytes()).unwrap();
+        let again = AtomicBloomFilter::from_bytes(&single.to_bytes().unwrap()).unwrap();
         assert!((0..N).all(|i| again.contains(&i)));
     }
 

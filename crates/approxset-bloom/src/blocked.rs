@@ -14,7 +14,7 @@ use crate::layout::Blocked;
 ///
 /// let mut filter = BlockedBloomFilter::with_fp_rate(0.01).seed(7).expected_items(10_000)?;
 /// for i in 0..10_000u32 {
-///     filter.insert(&i);
+///     filter.insert(&i)?;
 /// }
 /// assert!((0..10_000u32).all(|i| filter.contains(&i)));
 /// let fp = (10_000..110_000u32).filter(|i| filter.contains(i)).count();
@@ -40,8 +40,8 @@ mod tests {
                 .seed(2)
                 .hashes(8)
                 .unwrap();
-            g.insert(&i);
-            f.insert(&i);
+            g.insert(&i).unwrap();
+            f.insert(&i).unwrap();
             // The bits set lie in one 64-byte block (8 words).
             let words: Vec<usize> = g
                 .cells()
@@ -68,7 +68,7 @@ mod tests {
         for i in 0..10_000u64 {
             let d = Digest::new(i.wrapping_mul(0x9E37_79B9_7F4A_7C15), !i);
             let mut g = f.clone();
-            g.insert_digest(d);
+            g.insert_digest(d).unwrap();
             assert!(g.contains_digest(d));
         }
     }

@@ -7,11 +7,11 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use approxset_core::sizing::{BloomParams, Plan};
-use approxset_core::{BuildOptions, Digest, Error, HashKey, ProbeScheme, Result, Value};
+use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, ProbeScheme, Result, Value};
 
 use crate::bits::BitVec;
 use crate::builder::{Builder, FpRate, NumBits};
-use crate::cells::Cells;
+use crate::cells::{Cells, Combine};
 use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
@@ -80,11 +80,23 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         Builder::num_bits(cells)
     }
 
-    approxset_core::key_methods!(insert -> bool);
+    approxset_core::key_methods!(insert);
 
-    /// Inserts a precomputed digest (see [`HashKey::digest`]).
+    /// Inserts a precomputed digest (see [`HashKey::digest`]); returns
+    /// `Ok(true)` when a cell changed (the item was certainly new).
+    ///
+    /// # Errors
+    /// None: a Bloom filter always has room. The `Result` is the trait's
+    /// signature ([`ApproxSet::insert_digest`](approxset_core::ApproxSet::insert_digest)),
+    /// so that `f.insert(k)?` means one thing on every filter.
     #[inline]
-    pub fn insert_digest(&mut self, digest: Digest) -> bool {
+    pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+        Ok(self.add_digest(digest))
+    }
+
+    /// Inserts a precomputed digest; whether a cell changed.
+    #[inline]
+    pub(crate) fn add_digest(&mut self, digest: Digest) -> bool {
         let mut changed = false;
         for pos in self.positions(digest) {
             changed |= self.cells.add(pos);
@@ -112,7 +124,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// use approxset_bloom::BloomFilter;
     ///
     /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
-    /// f.insert("alice");
+    /// f.insert("alice")?;
     /// let digests = [f.hash_key().digest("alice"), f.hash_key().digest("bob")];
     /// let mut out = Vec::new();
     /// f.contains_digests(&digests, &mut out);
@@ -156,19 +168,23 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     ///
     /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
     /// let digests: Vec<_> = (0..100u32).map(|i| f.hash_key().digest(&i)).collect();
-    /// f.insert_digests(&digests);
+    /// f.insert_digests(&digests)?;
     /// assert!(digests.iter().all(|&d| f.contains_digest(d)));
     /// assert_eq!(f.len(), 100);
     /// # Ok::<(), approxset_bloom::Error>(())
     /// ```
-    pub fn insert_digests(&mut self, digests: &[Digest]) {
+    ///
+    /// # Errors
+    /// None, as [`insert_digest`](Self::insert_digest).
+    pub fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
         let lines = if L::ONE_LINE { 1 } else { self.hashes as usize };
         for chunk in digests.chunks(BATCH_CHUNK) {
             self.prefetch(chunk, lines);
             for &digest in chunk {
-                self.insert_digest(digest);
+                self.add_digest(digest);
             }
         }
+        Ok(())
     }
 
     /// Asks for the lines of the first `lines` positions of every digest (a
@@ -212,11 +228,11 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     }
 
     approxset_core::bookkeeping_methods!(
-        len = "Items inserted (less items removed, for the counting filter; through \
-               `&self` too, for the atomic filter): every insert counts, as a Bloom \
-               filter cannot tell a repeat from a new item. After a `union` it is the \
-               sum of both counts and after an `intersect` the smaller one; for \
-               distinct items use `estimated_items`.",
+        len = "The number of inserts accepted (through `&self` too, for the atomic \
+               filter), less the removes that succeeded (counting filter): \
+               [`ApproxSet::len`](approxset_core::ApproxSet::len). A repeated item counts \
+               each time; after a `union` it is the sum of both counts and after an \
+               `intersect` the smaller one. For distinct items use `estimated_items`.",
         len_from = len_with_shared
     );
 
@@ -236,16 +252,22 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         self.capacity
     }
 
-    /// The false-positive rate from the current fill: (X/m)^k.
+    /// The false-positive rate from the current fill, by the layout's own
+    /// model: (X/m)^k for the classic and partitioned layouts (and the
+    /// counting filter); for the blocked layout, the Poisson mixture over
+    /// block loads ([`fp_rate_blocked`](approxset_core::sizing::fp_rate_blocked))
+    /// at [`estimated_items`](Self::estimated_items) keys (`docs/design.md`,
+    /// "API rules").
     pub fn estimated_fp_rate(&self) -> f64 {
-        self.fill_ratio().powi(self.hashes as i32)
+        crate::estimate::fp_rate::<L>(self.cells.cell_count(), self.hashes, self.cells.nonzero())
     }
 
-    /// The number of distinct items estimated from the fill (Swamidass and
-    /// Baldi): −(m/k)·ln(1 − X/m). Infinite when every bit is set.
+    /// The number of distinct items estimated from the fill X/m, by the
+    /// layout's model: −(m/k)·ln(1 − X/m) (Swamidass and Baldi) for the
+    /// classic and partitioned layouts, −(m/512)·ln(1 − X/m)/(1 − (1 −
+    /// 1/512)^k) for the blocked one. Infinite when every cell is set.
     pub fn estimated_items(&self) -> f64 {
-        let m = self.cells.cell_count() as f64;
-        -(m / f64::from(self.hashes)) * (-self.fill_ratio()).ln_1p()
+        crate::estimate::items::<L>(self.cells.cell_count(), self.hashes, self.cells.nonzero())
     }
 
     /// Bytes of cell storage.
@@ -290,10 +312,67 @@ impl<L: Layout> Bloom<L> {
     /// # Errors
     /// [`Error::Incompatible`] naming the first parameter that differs.
     pub fn check_compatible(&self, other: &Self) -> Result<()> {
-        if self.cells.len() != other.cells.len() {
+        self.check_same(other)
+    }
+
+    /// Adds every item of `other` (bitwise OR): afterwards the filter answers
+    /// `true` for everything either filter held. It is exactly the filter
+    /// that inserting both sets would have built.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the two differ in bits, hashes or key;
+    /// the filter is left unchanged.
+    pub fn union(&mut self, other: &Self) -> Result<()> {
+        self.check_compatible(other)?;
+        self.cells.union_with(&other.cells);
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// Keeps the bits set in both filters (bitwise AND): afterwards the
+    /// filter answers `true` for every item both held, and its false-positive
+    /// rate may be higher than a filter built from the intersection alone.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the two differ in bits, hashes or key;
+    /// the filter is left unchanged.
+    pub fn intersect(&mut self, other: &Self) -> Result<()> {
+        self.check_compatible(other)?;
+        self.cells.intersect_with(&other.cells);
+        self.len = self.len.min(other.len);
+        Ok(())
+    }
+}
+
+/// Combining and converting through `dyn ApproxSet`.
+impl<L: Layout, C: Cells<L>> Bloom<L, C> {
+    /// The filter as a [`Deletable`](approxset_core::Deletable) when it is
+    /// the counting filter, `None` for the other layouts and cells; see
+    /// [`ApproxSet::as_deletable`].
+    pub fn as_deletable(&self) -> Option<&dyn approxset_core::Deletable> {
+        let any: &dyn std::any::Any = self;
+        any.downcast_ref::<crate::CountingBloomFilter>()
+            .map(|f| f as &dyn approxset_core::Deletable)
+    }
+
+    /// The filter as a mutable [`Deletable`](approxset_core::Deletable);
+    /// see [`as_deletable`](Self::as_deletable).
+    pub fn as_deletable_mut(&mut self) -> Option<&mut dyn approxset_core::Deletable> {
+        let any: &mut dyn std::any::Any = self;
+        any.downcast_mut::<crate::CountingBloomFilter>()
+            .map(|f| f as &mut dyn approxset_core::Deletable)
+    }
+
+    /// The first parameter in which `other` differs: cells, hashes or key.
+    fn check_same(&self, other: &Self) -> Result<()> {
+        if self.cells.cell_count() != other.cells.cell_count() {
             return Err(Error::Incompatible {
-                parameter: "bits",
-                detail: format!("{} vs {}", self.cells.len(), other.cells.len()),
+                parameter: C::WHAT,
+                detail: format!(
+                    "{} vs {}",
+                    self.cells.cell_count(),
+                    other.cells.cell_count()
+                ),
             });
         }
         if self.hashes != other.hashes {
@@ -321,30 +400,42 @@ impl<L: Layout> Bloom<L> {
         Ok(())
     }
 
-    /// Adds every item of `other` (bitwise OR): afterwards the filter answers
-    /// `true` for everything either filter held. It is exactly the filter
-    /// that inserting both sets would have built.
+    /// `other` as this filter's type, with the same parameters, when the
+    /// cells can be combined by `op`.
+    fn peer<'o>(&self, other: &'o dyn ApproxSet, op: &'static str) -> Result<&'o Self> {
+        if !C::COMBINES {
+            return Err(Error::Unsupported {
+                operation: op,
+                variant: C::NAME,
+            });
+        }
+        let other = approxset_core::same_type(self, other)?;
+        self.check_same(other)?;
+        Ok(other)
+    }
+
+    /// [`union`](Bloom::union) with a filter chosen at run time; see
+    /// [`ApproxSet::union_dyn`].
     ///
     /// # Errors
-    /// [`Error::Incompatible`] when the two differ in bits, hashes or key;
-    /// the filter is left unchanged.
-    pub fn union(&mut self, other: &Self) -> Result<()> {
-        self.check_compatible(other)?;
-        self.cells.union_with(&other.cells);
+    /// [`Error::Unsupported`] for the counting and atomic filters;
+    /// [`Error::Incompatible`] when `other` is another variant or differs in
+    /// bits, hashes or key. The filter is then unchanged.
+    pub fn union_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
+        let other = self.peer(other, "union")?;
+        self.cells.combine(&other.cells, Combine::Union);
         self.len = self.len.saturating_add(other.len);
         Ok(())
     }
 
-    /// Keeps the bits set in both filters (bitwise AND): afterwards the
-    /// filter answers `true` for every item both held, and its false-positive
-    /// rate may be higher than a filter built from the intersection alone.
+    /// [`intersect`](Bloom::intersect) with a filter chosen at run time;
+    /// see [`ApproxSet::intersect_dyn`].
     ///
     /// # Errors
-    /// [`Error::Incompatible`] when the two differ in bits, hashes or key;
-    /// the filter is left unchanged.
-    pub fn intersect(&mut self, other: &Self) -> Result<()> {
-        self.check_compatible(other)?;
-        self.cells.intersect_with(&other.cells);
+    /// As [`union_dyn`](Self::union_dyn).
+    pub fn intersect_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
+        let other = self.peer(other, "intersection")?;
+        self.cells.combine(&other.cells, Combine::Intersection);
         self.len = self.len.min(other.len);
         Ok(())
     }
@@ -415,9 +506,15 @@ impl<L: Layout, C: Cells<L>> fmt::Debug for Bloom<L, C> {
 impl<L: Layout, C: Cells<L>, T: Key> Extend<T> for Bloom<L, C> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         for item in iter {
-            self.insert(&item);
+            self.add_digest(self.hash_key().digest(&item));
         }
     }
 }
 
-approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME, batch);
+approxset_core::impl_approx_set!(
+    [L: Layout, C: Cells<L>] Bloom<L, C>,
+    variant = C::NAME,
+    batch,
+    combine,
+    deletable
+);

@@ -75,6 +75,26 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     fn shared_len(&self) -> usize {
         0
     }
+    /// Whether two filters of this storage combine cell by cell
+    /// ([`combine`](Self::combine)): bits do; counters and atomic words do
+    /// not (yet).
+    #[doc(hidden)]
+    const COMBINES: bool = false;
+    /// Combines `other` (of the same length) into these cells: OR for a
+    /// union, AND for an intersection. Called only when
+    /// [`COMBINES`](Self::COMBINES); changes nothing otherwise.
+    #[doc(hidden)]
+    fn combine(&mut self, _other: &Self, _op: Combine) {}
+}
+
+/// How [`Cells::combine`] merges two filters' cells.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// Set where either is set.
+    Union,
+    /// Set where both are set.
+    Intersection,
 }
 
 impl<L: Layout> Cells<L> for BitVec {
@@ -118,6 +138,13 @@ impl<L: Layout> Cells<L> for BitVec {
     }
     fn describe(&self) -> Vec<(&'static str, Value)> {
         vec![("ones", self.count_ones().into())]
+    }
+    const COMBINES: bool = true;
+    fn combine(&mut self, other: &Self, op: Combine) {
+        match op {
+            Combine::Union => self.union_with(other),
+            Combine::Intersection => self.intersect_with(other),
+        }
     }
 }
 

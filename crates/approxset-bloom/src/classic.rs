@@ -15,7 +15,7 @@ use crate::layout::Classic;
 ///
 /// let mut filter = BloomFilter::with_fp_rate(0.01).seed(7).expected_items(1000)?;
 /// for i in 0..1000u32 {
-///     filter.insert(&i);
+///     filter.insert(&i)?;
 /// }
 /// assert!((0..1000u32).all(|i| filter.contains(&i)));
 /// // About 1 % of other keys test positive.
@@ -41,8 +41,11 @@ mod tests {
             .seed(1)
             .expected_items(100)
             .unwrap();
-        assert!(f.insert("a"));
-        assert!(!f.insert("a"), "every bit of a repeat is already set");
+        assert!(f.insert("a").unwrap());
+        assert!(
+            !f.insert("a").unwrap(),
+            "every bit of a repeat is already set"
+        );
         assert_eq!(f.len(), 2);
         assert!(f.contains("a"));
         assert!(!f.is_empty());
@@ -58,10 +61,10 @@ mod tests {
             .seed(3)
             .hashes(4)
             .unwrap();
-        f.insert(&1u8);
+        f.insert(&1u8).unwrap();
         assert!(f.count_ones() >= 1 && f.count_ones() <= 4);
         let before = f.count_ones();
-        f.insert(&1u8);
+        f.insert(&1u8).unwrap();
         assert_eq!(f.count_ones(), before);
     }
 
@@ -75,12 +78,12 @@ mod tests {
         };
         let (mut a, mut b, mut both) = (build(), build(), build());
         for i in 0..500u32 {
-            a.insert(&i);
-            both.insert(&i);
+            a.insert(&i).unwrap();
+            both.insert(&i).unwrap();
         }
         for i in 400..900u32 {
-            b.insert(&i);
-            both.insert(&i);
+            b.insert(&i).unwrap();
+            both.insert(&i).unwrap();
         }
         let mut u = a.clone();
         u.union(&b).unwrap();
@@ -117,7 +120,7 @@ mod tests {
             })
         ));
         let mut d = BloomFilter::with_num_bits(1000).seed(2).hashes(3).unwrap();
-        d.insert("x");
+        d.insert("x").unwrap();
         let before = d.clone();
         assert!(matches!(
             d.intersect(&a),
@@ -136,8 +139,8 @@ mod tests {
             .expected_items(10_000)
             .unwrap();
         for i in 0..5_000u32 {
-            f.insert(&i);
-            f.insert(&i);
+            f.insert(&i).unwrap();
+            f.insert(&i).unwrap();
         }
         assert_eq!(f.len(), 10_000);
         let est = f.estimated_items();
@@ -154,7 +157,7 @@ mod tests {
             .unwrap();
         assert_eq!(f.estimated_fp_rate(), 0.0);
         for i in 0..n as u64 {
-            f.insert(&i);
+            f.insert(&i).unwrap();
         }
         // Half full at the optimum; (1/2)^7 ≈ 0.0078 ≤ 0.01.
         assert!((f.fill_ratio() - 0.5).abs() < 0.02, "{}", f.fill_ratio());

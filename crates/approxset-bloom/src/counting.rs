@@ -17,8 +17,8 @@ use crate::layout::Classic;
 /// use approxset_bloom::CountingBloomFilter;
 ///
 /// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(3).expected_items(1000)?;
-/// f.insert("alice");
-/// f.insert("bob");
+/// f.insert("alice")?;
+/// f.insert("bob")?;
 /// assert!(f.remove("alice"));
 /// assert!(f.contains("bob"));
 /// assert!(!f.remove("carol"), "never inserted and not a false positive");
@@ -127,8 +127,8 @@ mod tests {
         let mut c = c;
         let mut b = b;
         for i in 0..10_000u32 {
-            c.insert(&i);
-            b.insert(&i);
+            c.insert(&i).unwrap();
+            b.insert(&i).unwrap();
         }
         assert!((10_000..60_000u32).all(|i| c.contains(&i) == b.contains(&i)));
     }
@@ -141,7 +141,7 @@ mod tests {
             .unwrap();
         let empty = f.clone();
         for i in 0..500u32 {
-            f.insert(&i);
+            f.insert(&i).unwrap();
         }
         for i in 0..500u32 {
             assert!(f.remove(&i), "{i}");
@@ -156,7 +156,7 @@ mod tests {
             .seed(1)
             .expected_items(1000)
             .unwrap();
-        f.insert("present");
+        f.insert("present").unwrap();
         let before = f.clone();
         // Find keys that test absent (all but ~0.1 % of them).
         let mut absent = 0;
@@ -178,12 +178,12 @@ mod tests {
             .hashes(3)
             .unwrap();
         for _ in 0..20 {
-            f.insert("hot");
+            f.insert("hot").unwrap();
         }
         assert!(f.has_saturated());
         // Many keys on a tiny filter: more counters saturate.
         for i in 0..200u32 {
-            f.insert(&i);
+            f.insert(&i).unwrap();
         }
         let saturated = f.saturated_counters();
         assert!(saturated > 3, "{saturated}");
@@ -207,8 +207,8 @@ mod tests {
             .seed(2)
             .expected_items(100)
             .unwrap();
-        assert!(f.insert("a"));
-        assert!(!f.insert("a"));
+        assert!(f.insert("a").unwrap());
+        assert!(!f.insert("a").unwrap());
         assert_eq!(f.len(), 2);
         assert!(f.remove("a"));
         assert!(f.contains("a"), "one copy left");
@@ -246,7 +246,7 @@ mod tests {
                 for (insert, k) in ops {
                     let count = model.entry(k).or_default();
                     if insert {
-                        f.insert(&k);
+                        f.insert(&k).unwrap();
                         *count += 1;
                     } else if *count > 0 {
                         prop_assert!(f.remove(&k));

@@ -8,11 +8,11 @@
 //! use approxset_bloom::{AtomicBloomFilter, BloomFilter, CountingBloomFilter};
 //!
 //! let mut classic = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(10_000)?;
-//! classic.insert("alice");
+//! classic.insert("alice")?; // never fails on a Bloom filter; `?` as on every filter
 //! assert!(classic.contains("alice"));
 //!
 //! let mut counting = CountingBloomFilter::with_fp_rate(0.01).expected_items(10_000)?;
-//! counting.insert("bob");
+//! counting.insert("bob")?;
 //! assert!(counting.remove("bob"));
 //! assert!(!counting.contains("bob"));
 //!
@@ -30,8 +30,10 @@
 //! [`Bloom`] core: a position [`Layout`] (classic, partitioned or blocked)
 //! over [`cells`] (bits, 4-bit counters for the counting filter, atomic
 //! words for the atomic filter); the scalable filter chains partitioned
-//! stages. All implement [`ApproxSet`](approxset_core::ApproxSet). Their
-//! inherent `insert` returns a plain `bool` where inserting cannot fail.
+//! stages. All implement [`ApproxSet`](approxset_core::ApproxSet), and an
+//! inherent method named as a trait method has the trait method's signature:
+//! `insert` returns `Result<bool>` on every filter, also where inserting
+//! cannot fail.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
@@ -44,6 +46,7 @@ pub mod cells;
 mod classic;
 mod counters;
 mod counting;
+mod estimate;
 mod layout;
 mod partitioned;
 mod persist;

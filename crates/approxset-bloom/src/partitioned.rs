@@ -33,7 +33,7 @@ mod tests {
             .hashes(7)
             .unwrap();
         assert_eq!(f.bits(), 700);
-        f.insert("only");
+        f.insert("only").unwrap();
         // Exactly k bits: positions in distinct slices cannot collide.
         assert_eq!(f.count_ones(), 7);
     }

@@ -89,10 +89,14 @@ impl CellParams {
 impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The filter in the versioned binary format (see `docs/format.md`):
     /// the same bytes on every platform.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// None: every filter of the crate serializes. The `Result` is the
+    /// trait's signature ([`ApproxSet::to_bytes`](approxset_core::ApproxSet::to_bytes)).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut w = Writer::new(C::TAG, self.key, self.cells.memory_bytes() + 40);
         self.write_body(&mut w);
-        w.finish()
+        Ok(w.finish())
     }
 
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes). Every
@@ -162,7 +166,11 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
 impl ScalableBloomFilter {
     /// The filter in the versioned binary format (see `docs/format.md`):
     /// its parameters, then every stage as a partitioned filter body.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// None: every filter of the crate serializes. The `Result` is the
+    /// trait's signature ([`ApproxSet::to_bytes`](approxset_core::ApproxSet::to_bytes)).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut w = Writer::new(
             tag::SCALABLE,
             self.key,
@@ -178,7 +186,7 @@ impl ScalableBloomFilter {
         for stage in &self.stages {
             stage.write_body(&mut w);
         }
-        w.finish()
+        Ok(w.finish())
     }
 
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every

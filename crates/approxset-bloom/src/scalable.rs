@@ -316,7 +316,7 @@ impl ScalableBloomFilter {
             self.stages.push(stage);
         }
         let newest = self.stages.last_mut().expect("a filter always has a stage");
-        newest.insert_digest(digest);
+        newest.add_digest(digest);
         // Saturates, like every variant's count. Every stored item counts
         // here too, so the stages' sum stays at most `len`.
         self.len = self.len.saturating_add(1);

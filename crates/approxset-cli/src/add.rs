@@ -89,7 +89,7 @@ fn refused(
 
 /// Runs `approxset add`: reads the keys, then, holding the filter file's
 /// lock, loads it, inserts each key and rewrites the file; warns when the
-/// filter now holds more items than it was sized for; then reports. A key
+/// filter is now overfilled (`ApproxSet::is_overfilled`); then reports. A key
 /// the filter refuses is an error (exit code 1) and the file is left alone.
 pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or damaged file, before waiting for keys.

@@ -68,8 +68,8 @@ pub(crate) struct BuildArgs {
     /// a link or FIFO there is an error), so a concurrent `add` or `remove`
     /// of the same file finishes before it or works on the new file.
     /// Temporary files of runs that were killed are removed. A warning on
-    /// standard error says when the filter holds more keys than --items,
-    /// and when the input holds no keys.
+    /// standard error says when the filter holds more keys than --items and
+    /// its estimated FP is above --fp, and when the input holds no keys.
     #[arg(long, value_name = "FILTER")]
     output: PathBuf,
 }
@@ -79,9 +79,7 @@ pub(crate) struct BuildArgs {
 pub(crate) struct BuildRecord {
     /// The variant's name.
     variant: String,
-    /// Items the filter holds (its `len()`), as `info` reports them: the
-    /// keys read, unless the variant does not count some of them (a
-    /// scalable filter skips a key it seems to hold already).
+    /// The filter's `len()`: the inserts it accepted, as `info` reports it.
     items: u64,
     /// Keys read from the input and inserted (empty lines skipped).
     keys: u64,
@@ -97,9 +95,9 @@ pub(crate) struct BuildRecord {
     file_bytes: u64,
     /// The filter file.
     output: String,
-    /// Whether it holds more items than it was sized for (`items >
-    /// capacity`, as the filter reports them); a warning on standard error
-    /// says so.
+    /// Whether it is overfilled (`ApproxSet::is_overfilled`: more items
+    /// than it was sized for, estimated FP above target); a warning on
+    /// standard error says so.
     overfilled: bool,
 }
 
@@ -237,6 +235,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     bar.set_message(format!("{}: insert", args.variant));
     let filled = insert_all(&mut *filter, &data, how, &bar);
     bar.finish_and_clear();
+    // The keys that went in are the filter's `len`, which the record shows.
     let inserted = filled.map_err(|refusal| {
         let copies = keys::lines(&data, how)
             .take(refusal.inserted)

@@ -146,7 +146,7 @@ impl Sample {
             .seed(self.seed)
             .hashes(hashes)?;
         for key in self.members.iter() {
-            filter.insert_bytes(key);
+            filter.insert_bytes(key)?;
         }
         let hits = self
             .queries

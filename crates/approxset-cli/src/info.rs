@@ -5,8 +5,9 @@
 //! counters, fingerprint width and buckets, stages, …) from the loaded
 //! filter. In the JSON record `parameters` is an object of those names,
 //! each a number; the human output gives each one a line of its own. A
-//! filter holding more items than it was sized for is `overfilled` (a JSON
-//! boolean, and a human line saying by how much and its FP rate now).
+//! filter holding more items than it was sized for, with an estimated FP
+//! rate above its target, is `overfilled` (a JSON boolean, and a human line
+//! saying by how much and its FP rate now).
 
 use std::path::PathBuf;
 
@@ -134,8 +135,9 @@ pub(crate) struct InfoRecord {
     target_fp: f64,
     /// The false-positive rate estimated from its fill.
     estimated_fp: f64,
-    /// Whether it holds more items than it was sized for (`items >
-    /// capacity`); the human output then has an `overfilled` line.
+    /// Whether it holds more items than it was sized for with an estimated
+    /// FP above target (`ApproxSet::is_overfilled`); the human output then
+    /// has an `overfilled` line.
     overfilled: bool,
     /// Bytes of filter data in memory.
     bytes: u64,
@@ -158,9 +160,9 @@ impl Record for InfoRecord {
             ("target FP", output::rate(self.target_fp)),
             ("estimated FP", output::rate(self.estimated_fp)),
         ];
-        if let Some(overfill) =
-            Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp)
-        {
+        if self.overfilled {
+            let overfill =
+                Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp);
             fields.push(("overfilled", format!("yes: {}", overfill.describe())));
         }
         fields.extend([

@@ -3,7 +3,7 @@
 //! classic Bloom filter (`experiment theory`, `experiment optimal-k`), a
 //! measured comparison of every variant (`compare`), and filter files:
 //! `build` one from a list of keys, `query` it, show its `info`, `add` keys
-//! to it and `remove` keys from it.
+//! to it, `remove` keys from it, and `merge` filters built over shards.
 //!
 //! A key is the bytes of a line (or of an argument): the same key as the
 //! library's `insert("line")` or `insert_bytes(b"line")`, so a filter built
@@ -42,6 +42,7 @@ mod experiment;
 mod files;
 mod info;
 mod keys;
+mod merge;
 mod output;
 mod overfill;
 mod plot;
@@ -80,6 +81,7 @@ Examples:
   approxset query --filter words.bin apple zzyzx
   approxset query --filter words.bin --quiet apple && echo 'maybe present'
   approxset add --filter words.bin pear plum
+  approxset merge --output all.bin shard-0.bin shard-1.bin
   approxset info --filter words.bin --json"
 );
 
@@ -135,6 +137,10 @@ enum Command {
     /// Remove keys from a saved filter of a variant that can delete, and save it.
     #[command(after_help = remove::EXAMPLES)]
     Remove(remove::RemoveArgs),
+
+    /// Merge saved filters (the union of their keys) into one file.
+    #[command(after_help = merge::EXAMPLES)]
+    Merge(merge::MergeArgs),
 }
 
 /// What went wrong, and so the exit code.
@@ -277,6 +283,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Info(args) => info::run(&args, json).map(|()| 0),
         Command::Add(args) => add::run(&args, json).map(|()| 0),
         Command::Remove(args) => remove::run(&args, json).map(|()| 0),
+        Command::Merge(args) => merge::run(&args, json).map(|()| 0),
     }
 }
 

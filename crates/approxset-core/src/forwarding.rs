@@ -4,6 +4,8 @@
 //! types, so a `Box<dyn ApproxSet + Send + Sync>` needs only [`ApproxSet`]
 //! in scope.
 
+use std::any::Any;
+
 use crate::error::Result;
 use crate::hash::{Digest, HashKey};
 use crate::key::Key;
@@ -60,6 +62,27 @@ macro_rules! forward_approx_set {
             }
             fn to_bytes(&self) -> Result<Vec<u8>> {
                 (**self).to_bytes()
+            }
+            fn estimated_items(&self) -> f64 {
+                (**self).estimated_items()
+            }
+            fn is_overfilled(&self) -> bool {
+                (**self).is_overfilled()
+            }
+            fn as_any(&self) -> Option<&dyn Any> {
+                (**self).as_any()
+            }
+            fn as_deletable(&self) -> Option<&dyn Deletable> {
+                (**self).as_deletable()
+            }
+            fn as_deletable_mut(&mut self) -> Option<&mut dyn Deletable> {
+                (**self).as_deletable_mut()
+            }
+            fn union_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
+                (**self).union_dyn(other)
+            }
+            fn intersect_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
+                (**self).intersect_dyn(other)
             }
         }
     )*};

@@ -51,6 +51,6 @@ pub use error::{Error, Result};
 pub use hash::{Digest, HashKey, ProbeScheme};
 pub use key::{Hashed, Key, KeySink};
 #[doc(hidden)]
-pub use macros::{BytesOutcome, InsertOutcome};
+pub use macros::same_type;
 pub use options::BuildOptions;
 pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt, Value};

@@ -8,27 +8,19 @@ use crate::Result;
 /// Writes the generic key methods of a filter from its `insert_digest`,
 /// `contains_digest` (and, with `remove`, `remove_digest`) and `hash_key`:
 /// `insert`, `contains`, `insert_bytes`, `contains_bytes` (`remove`,
-/// `remove_bytes`). `insert -> bool` for filters that cannot fail,
-/// `insert -> Result<bool>` for those that can.
+/// `remove_bytes`). They have the signatures of the trait methods of the same
+/// names ([`ApproxSetExt`](crate::ApproxSetExt),
+/// [`DeletableExt`](crate::DeletableExt)): `insert` returns
+/// `Result<bool>` for every filter, also those that cannot fail, so that
+/// `f.insert(k)?` means one thing on a concrete filter and on a
+/// `dyn ApproxSet` (`docs/design.md`, "API rules").
 #[macro_export]
 macro_rules! key_methods {
-    (insert -> bool) => {
-        /// Inserts `item` (its [`Key`]($crate::Key) bytes); returns `true` when it
-        /// was certainly new. This filter never fails to insert.
-        #[inline]
-        pub fn insert<K: $crate::Key + ?Sized>(&mut self, item: &K) -> bool {
-            self.insert_digest(self.hash_key().digest(item))
-        }
-
-        /// Inserts a byte string: the same key as `insert(bytes)`.
-        #[inline]
-        pub fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
-            self.insert_digest(self.hash_key().digest_bytes(bytes))
-        }
-
-        $crate::key_methods!(contains);
-    };
+    // The older spelling, kept for callers that still use it.
     (insert -> Result<bool>) => {
+        $crate::key_methods!(insert);
+    };
+    (insert) => {
         /// Inserts `item` (its [`Key`]($crate::Key) bytes); returns `Ok(true)`
         /// when it was certainly new.
         ///
@@ -118,86 +110,35 @@ macro_rules! bookkeeping_methods {
     };
 }
 
-/// What an inherent `insert_digest` returns, as the trait's `Result<bool>`:
-/// a filter that cannot fail returns a plain `bool`.
-#[doc(hidden)]
-pub trait InsertOutcome {
-    /// The outcome as a `Result`.
-    fn into_result(self) -> Result<bool>;
-}
-
-impl InsertOutcome for bool {
-    #[inline]
-    fn into_result(self) -> Result<bool> {
-        Ok(self)
-    }
-}
-
-impl InsertOutcome for Result<bool> {
-    #[inline]
-    fn into_result(self) -> Result<bool> {
-        self
-    }
-}
-
-/// What an inherent `to_bytes` returns, as the trait's `Result<Vec<u8>>`.
-#[doc(hidden)]
-pub trait BytesOutcome {
-    /// The outcome as a `Result`.
-    fn into_result(self) -> Result<Vec<u8>>;
-}
-
-impl BytesOutcome for Vec<u8> {
-    fn into_result(self) -> Result<Vec<u8>> {
-        Ok(self)
-    }
-}
-
-impl BytesOutcome for Result<Vec<u8>> {
-    fn into_result(self) -> Result<Vec<u8>> {
-        self
-    }
-}
-
-/// Implements [`ApproxSet`](crate::ApproxSet) (and, with `remove`,
-/// [`Deletable`](crate::Deletable)) for a filter
-/// by forwarding every method to the filter's inherent method of the same
-/// name, so each filter writes its methods once. The inherent
-/// `insert_digest` may return `bool` or `Result<bool>`, and `to_bytes`
-/// `Vec<u8>` or `Result<Vec<u8>>`; `parameters` returns
-/// `Vec<(&'static str, Value)>`. With `batch`, `contains_digests` and
-/// `insert_digests` forward to the filter's inherent methods too (the
-/// default loops otherwise); the inherent `insert_digests` returns `()`,
-/// for filters whose inserts cannot fail.
+/// Implements [`ApproxSet`](crate::ApproxSet) for a filter by forwarding
+/// every method to the filter's inherent method of the same name and
+/// signature, so each filter writes its methods once. Flags add:
+/// - `batch`: `contains_digests` and `insert_digests` forward too (the
+///   trait's default loops otherwise);
+/// - `combine`: `union_dyn` and `intersect_dyn` forward too (the trait's
+///   default is [`Error::Unsupported`](crate::Error::Unsupported));
+/// - `remove`: [`Deletable`](crate::Deletable) is implemented from
+///   `remove_digest`, and `as_deletable`/`as_deletable_mut` return the
+///   filter;
+/// - `deletable`: `as_deletable` and `as_deletable_mut` forward to the
+///   filter's inherent methods (for a generic type only some of whose
+///   instances delete, which implements `Deletable` itself).
+///
+/// Every filter forwards `estimated_items` and returns itself from
+/// `as_any`, so it must be `'static`.
 ///
 /// ```ignore
-/// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME);
+/// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME, batch, combine);
 /// approxset_core::impl_approx_set!([] CuckooFilter, variant = "cuckoo", remove);
 /// ```
 #[macro_export]
 macro_rules! impl_approx_set {
-    ([$($gen:tt)*] $ty:ty, variant = $name:expr) => {
-        $crate::impl_approx_set!(@impl [$($gen)*] $ty, variant = $name, {});
-    };
-    ([$($gen:tt)*] $ty:ty, variant = $name:expr, batch) => {
-        $crate::impl_approx_set!(@impl [$($gen)*] $ty, variant = $name, {
-            #[inline]
-            fn contains_digests(&self, digests: &[$crate::Digest], out: &mut ::std::vec::Vec<bool>) {
-                <$ty>::contains_digests(self, digests, out)
-            }
-            #[inline]
-            fn insert_digests(&mut self, digests: &[$crate::Digest]) -> $crate::Result<()> {
-                <$ty>::insert_digests(self, digests);
-                Ok(())
-            }
-        });
-    };
-    (@impl [$($gen:tt)*] $ty:ty, variant = $name:expr, {$($extra:tt)*}) => {
+    (@impl [$($gen:tt)*] $ty:ty, $name:expr, [$($flag:ident)*]) => {
         impl<$($gen)*> $crate::ApproxSet for $ty {
-            $($extra)*
+            $($crate::impl_approx_set!(@inner $flag $ty);)*
             #[inline]
             fn insert_digest(&mut self, digest: $crate::Digest) -> $crate::Result<bool> {
-                $crate::InsertOutcome::into_result(<$ty>::insert_digest(self, digest))
+                <$ty>::insert_digest(self, digest)
             }
             #[inline]
             fn contains_digest(&self, digest: $crate::Digest) -> bool {
@@ -218,6 +159,9 @@ macro_rules! impl_approx_set {
             fn estimated_fp_rate(&self) -> f64 {
                 <$ty>::estimated_fp_rate(self)
             }
+            fn estimated_items(&self) -> f64 {
+                <$ty>::estimated_items(self)
+            }
             fn memory_bytes(&self) -> usize {
                 <$ty>::memory_bytes(self)
             }
@@ -231,12 +175,48 @@ macro_rules! impl_approx_set {
                 <$ty>::parameters(self)
             }
             fn to_bytes(&self) -> $crate::Result<Vec<u8>> {
-                $crate::BytesOutcome::into_result(<$ty>::to_bytes(self))
+                <$ty>::to_bytes(self)
+            }
+            fn as_any(&self) -> Option<&dyn ::std::any::Any> {
+                Some(self)
             }
         }
     };
-    ([$($gen:tt)*] $ty:ty, variant = $name:expr, remove) => {
-        $crate::impl_approx_set!([$($gen)*] $ty, variant = $name);
+    (@inner batch $ty:ty) => {
+        #[inline]
+        fn contains_digests(&self, digests: &[$crate::Digest], out: &mut ::std::vec::Vec<bool>) {
+            <$ty>::contains_digests(self, digests, out)
+        }
+        #[inline]
+        fn insert_digests(&mut self, digests: &[$crate::Digest]) -> $crate::Result<()> {
+            <$ty>::insert_digests(self, digests)
+        }
+    };
+    (@inner combine $ty:ty) => {
+        fn union_dyn(&mut self, other: &dyn $crate::ApproxSet) -> $crate::Result<()> {
+            <$ty>::union_dyn(self, other)
+        }
+        fn intersect_dyn(&mut self, other: &dyn $crate::ApproxSet) -> $crate::Result<()> {
+            <$ty>::intersect_dyn(self, other)
+        }
+    };
+    (@inner remove $ty:ty) => {
+        fn as_deletable(&self) -> Option<&dyn $crate::Deletable> {
+            Some(self)
+        }
+        fn as_deletable_mut(&mut self) -> Option<&mut dyn $crate::Deletable> {
+            Some(self)
+        }
+    };
+    (@inner deletable $ty:ty) => {
+        fn as_deletable(&self) -> Option<&dyn $crate::Deletable> {
+            <$ty>::as_deletable(self)
+        }
+        fn as_deletable_mut(&mut self) -> Option<&mut dyn $crate::Deletable> {
+            <$ty>::as_deletable_mut(self)
+        }
+    };
+    (@outer remove [$($gen:tt)*] $ty:ty) => {
         impl<$($gen)*> $crate::Deletable for $ty {
             #[inline]
             fn remove_digest(&mut self, digest: $crate::Digest) -> bool {
@@ -244,6 +224,31 @@ macro_rules! impl_approx_set {
             }
         }
     };
+    (@outer $other:ident $gens:tt $ty:ty) => {};
+    ($gens:tt $ty:ty, variant = $name:expr $(, $flag:ident)*) => {
+        $crate::impl_approx_set!(@impl $gens $ty, $name, [$($flag)*]);
+        $($crate::impl_approx_set!(@outer $flag $gens $ty);)*
+    };
+}
+
+/// Downcasts `other` to the filter type `T` of `this`, for the `union_dyn`
+/// and `intersect_dyn` of a filter: `other`'s own filter when it is a `T`.
+///
+/// # Errors
+/// [`Error::Incompatible`](crate::Error::Incompatible) naming the
+/// `"variant"` when `other` is another type.
+#[doc(hidden)]
+pub fn same_type<'o, T: crate::ApproxSet + 'static>(
+    this: &T,
+    other: &'o dyn crate::ApproxSet,
+) -> Result<&'o T> {
+    other
+        .as_any()
+        .and_then(|any| any.downcast_ref::<T>())
+        .ok_or_else(|| crate::Error::Incompatible {
+            parameter: "variant",
+            detail: format!("{} vs {}", this.variant(), other.variant()),
+        })
 }
 
 /// Writes `write_to` and `read_from` from a filter's `to_bytes` and
@@ -254,10 +259,10 @@ macro_rules! stream_methods {
         /// Writes [`to_bytes`](Self::to_bytes) to `writer`.
         ///
         /// # Errors
-        /// [`Error::Io`]($crate::Error::Io).
+        /// [`Error::Io`]($crate::Error::Io), and as
+        /// [`to_bytes`](Self::to_bytes).
         pub fn write_to<W: ::std::io::Write>(&self, mut writer: W) -> $crate::Result<()> {
-            let bytes: ::std::vec::Vec<u8> =
-                $crate::BytesOutcome::into_result(Self::to_bytes(self))?;
+            let bytes: ::std::vec::Vec<u8> = Self::to_bytes(self)?;
             writer.write_all(&bytes)?;
             Ok(())
         }

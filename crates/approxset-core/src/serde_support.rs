@@ -63,7 +63,7 @@ impl<'de, T> Visitor<'de> for FilterVisitor<T> {
 }
 
 /// Implements `serde::Serialize` and `serde::Deserialize` for a filter type
-/// with an inherent `to_bytes(&self) -> Vec<u8>` and `from_bytes(&[u8]) ->
+/// with an inherent `to_bytes(&self) -> Result<Vec<u8>>` and `from_bytes(&[u8]) ->
 /// Result<Self>`: it serializes as its binary format ([`serialize`]) and
 /// deserializes through `from_bytes` ([`deserialize`]). The brackets hold
 /// the impl's generic parameters, as for
@@ -82,7 +82,8 @@ macro_rules! serde_as_binary_format {
                 &self,
                 serializer: S,
             ) -> ::core::result::Result<S::Ok, S::Error> {
-                $crate::serde_support::serialize(&self.to_bytes(), serializer)
+                let bytes = self.to_bytes().map_err(::serde::ser::Error::custom)?;
+                $crate::serde_support::serialize(&bytes, serializer)
             }
         }
 

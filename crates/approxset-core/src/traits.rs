@@ -9,6 +9,7 @@
 //! `dyn ApproxSet + Send + Sync`, …), so a boxed filter is usable with only
 //! [`ApproxSet`] in scope.
 
+use std::any::Any;
 use std::fmt;
 
 use crate::error::Result;
@@ -59,10 +60,21 @@ pub trait ApproxSet: fmt::Debug {
     ///
     /// Returns `Ok(true)` when the filter certainly did not hold the key
     /// before (a bit or counter changed), `Ok(false)` when it may have.
+    /// Every `Ok` counts once in [`len`](Self::len).
     ///
     /// # Errors
-    /// Only a variant with bounded room (a cuckoo table) fails, with
-    /// [`Error::Full`](crate::Error::Full); nothing stored before is lost.
+    /// The Bloom filters (classic, partitioned, blocked, counting, atomic)
+    /// never fail. The others fail as follows, and then change nothing:
+    /// - [`Error::Full`](crate::Error::Full): a variant with bounded room
+    ///   (the cuckoo table) has none left;
+    /// - [`Error::TooManyCopies`](crate::Error::TooManyCopies): the cuckoo
+    ///   table already holds as many copies of the key as it can tell apart;
+    /// - [`Error::CannotGrow`](crate::Error::CannotGrow) and
+    ///   [`Error::TooLarge`](crate::Error::TooLarge): the scalable filter
+    ///   needs a stage it cannot build (its rate or size is out of range, or
+    ///   it passes the builder's `max_bytes`);
+    /// - [`Error::AllocationFailed`](crate::Error::AllocationFailed): the
+    ///   scalable filter's new stage could not be allocated.
     fn insert_digest(&mut self, digest: Digest) -> Result<bool>;
 
     /// Whether the key whose digest is `digest` may be in the set (`false`
@@ -122,10 +134,15 @@ pub trait ApproxSet: fmt::Debug {
     /// The 128-bit key this filter hashes items with.
     fn hash_key(&self) -> HashKey;
 
-    /// Items inserted: successful `insert` calls, less successful removals
-    /// where the variant can delete. A plain Bloom filter cannot tell a
-    /// repeated insert from a new one, so duplicates count each time unless
-    /// the variant documents otherwise.
+    /// The number of inserts accepted, less the removes that succeeded.
+    ///
+    /// This is the one meaning of `len` for every variant: each `Ok` of an
+    /// `insert*` call counts once, a repeated key included (inserting the
+    /// same key twice gives 2), and each `remove*` that returns `true`
+    /// takes one away. After a [`union_dyn`](Self::union_dyn) it is the sum
+    /// of both counts, after an [`intersect_dyn`](Self::intersect_dyn) the
+    /// smaller one. For the number of distinct items use
+    /// [`estimated_items`](Self::estimated_items).
     fn len(&self) -> usize;
 
     /// Whether no item was inserted (or all were removed).
@@ -139,8 +156,34 @@ pub trait ApproxSet: fmt::Debug {
     /// The false-positive rate the filter was built for, at `capacity` items.
     fn fp_rate(&self) -> f64;
 
-    /// The false-positive rate estimated from the filter's current fill.
+    /// The false-positive rate estimated from the filter's current fill,
+    /// with the layout's own formula (the blocked filter's Poisson mixture
+    /// over block loads, the cuckoo table's rate at its load, …).
     fn estimated_fp_rate(&self) -> f64;
+
+    /// The number of distinct items the filter holds, estimated from its
+    /// content; unlike [`len`](Self::len), repeats of one key count once.
+    ///
+    /// The Bloom filters invert their fill (the fraction of bits or
+    /// counters set) under their layout's model; the scalable filter sums
+    /// its stages' estimates; the cuckoo table, which stores a fingerprint
+    /// per accepted insert, returns the fingerprints it holds (its `len`).
+    /// Infinite when every bit is set. The default is `len`, for
+    /// third-party filters.
+    fn estimated_items(&self) -> f64 {
+        self.len() as f64
+    }
+
+    /// Whether the filter holds more than it was sized for **and** its
+    /// estimated false-positive rate is above the rate it was built for:
+    /// `len() > capacity() && estimated_fp_rate() > fp_rate()`. Inserting
+    /// into an overfilled filter still works, with more false positives
+    /// than asked for; this is the signal to build a larger one (the CLI
+    /// warns on it). A scalable filter grows its capacity, so it is
+    /// overfilled only when it cannot keep its rate.
+    fn is_overfilled(&self) -> bool {
+        self.len() > self.capacity() && self.estimated_fp_rate() > self.fp_rate()
+    }
 
     /// Bytes of filter data (bits, counters or slots), not counting the
     /// fixed-size struct around them.
@@ -170,6 +213,77 @@ pub trait ApproxSet: fmt::Debug {
     fn to_bytes(&self) -> Result<Vec<u8>> {
         Err(crate::Error::Unsupported {
             operation: "serialization",
+            variant: self.variant(),
+        })
+    }
+
+    /// The filter as [`Any`], for downcasting a trait object to its
+    /// concrete type (`f.as_any()?.downcast_ref::<BloomFilter>()`). Every
+    /// approxset filter returns `Some`; the default, for third-party
+    /// filters, is `None`.
+    fn as_any(&self) -> Option<&dyn Any> {
+        None
+    }
+
+    /// The filter as a [`Deletable`] when its variant can remove items
+    /// (counting, cuckoo), `None` otherwise: the checked conversion from a
+    /// `dyn ApproxSet` chosen at run time.
+    ///
+    /// ```
+    /// # use approxset_core::ApproxSet;
+    /// fn forget(set: &mut dyn ApproxSet, key: &str) -> bool {
+    ///     match set.as_deletable_mut() {
+    ///         Some(del) => del.remove(key),
+    ///         None => false,
+    ///     }
+    /// }
+    /// # let _ = forget;
+    /// ```
+    fn as_deletable(&self) -> Option<&dyn Deletable> {
+        None
+    }
+
+    /// The filter as a mutable [`Deletable`]; see
+    /// [`as_deletable`](Self::as_deletable).
+    fn as_deletable_mut(&mut self) -> Option<&mut dyn Deletable> {
+        None
+    }
+
+    /// Adds every item of `other` to this filter, for filters chosen at
+    /// run time: afterwards it answers `true` for everything either held.
+    /// `len` becomes the sum of both.
+    ///
+    /// The classic, partitioned and blocked filters union bit for bit
+    /// (exactly the filter that inserting both sets would have built).
+    ///
+    /// # Errors
+    /// Nothing changes on error.
+    /// - [`Error::Unsupported`](crate::Error::Unsupported): this variant
+    ///   cannot union (counting, atomic, cuckoo, scalable, and the
+    ///   default, for third-party filters);
+    /// - [`Error::Incompatible`](crate::Error::Incompatible): `other` is
+    ///   another variant (`parameter` is `"variant"`), or has other bits,
+    ///   hashes or hash key.
+    fn union_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
+        let _ = other;
+        Err(crate::Error::Unsupported {
+            operation: "union",
+            variant: self.variant(),
+        })
+    }
+
+    /// Keeps only what both filters may hold, for filters chosen at run
+    /// time: afterwards it answers `true` for every item both held, with a
+    /// false-positive rate that may be above a filter built from the
+    /// intersection alone. `len` becomes the smaller of both.
+    ///
+    /// # Errors
+    /// As [`union_dyn`](Self::union_dyn), with `operation` `"intersection"`;
+    /// nothing changes on error.
+    fn intersect_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
+        let _ = other;
+        Err(crate::Error::Unsupported {
+            operation: "intersection",
             variant: self.variant(),
         })
     }

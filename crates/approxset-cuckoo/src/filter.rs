@@ -119,7 +119,7 @@ impl CuckooFilter {
         Self::with_fp_rate(fp_rate).expected_items(expected_items)
     }
 
-    approxset_core::key_methods!(insert -> Result<bool>);
+    approxset_core::key_methods!(insert);
     approxset_core::key_methods!(remove);
 
     /// Inserts a precomputed digest (see [`HashKey::digest`]). Returns
@@ -213,6 +213,13 @@ impl CuckooFilter {
     /// 1 − (1 − 1/(2^f − 1))^(2b·load).
     pub fn estimated_fp_rate(&self) -> f64 {
         fp_rate_at(self.table.bits(), self.load_factor())
+    }
+
+    /// The distinct items it holds, estimated: the fingerprints stored,
+    /// [`len`](Self::len), as each accepted insert stores one. Repeats of a
+    /// key are stored (and counted) once each, so this overcounts a multiset.
+    pub fn estimated_items(&self) -> f64 {
+        self.len as f64
     }
 
     /// Bytes of the slot table: `4·B·f` bits rounded up to whole `u64`

@@ -11,7 +11,11 @@ use crate::table::{MAX_BITS, MIN_BITS, Table, supported};
 /// Persistence in the binary format of `approxset_core::format`.
 impl CuckooFilter {
     /// The filter in the versioned binary format (see `docs/format.md`).
-    pub fn to_bytes(&self) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// None: every filter of the crate serializes. The `Result` is the
+    /// trait's signature ([`ApproxSet::to_bytes`](approxset_core::ApproxSet::to_bytes)).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut w = Writer::new(tag::CUCKOO, self.key, self.table.memory_bytes() + 80);
         let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
         w.u32(self.table.bits())
@@ -24,7 +28,7 @@ impl CuckooFilter {
             .u64(victim_bucket)
             .u64(self.rng.0)
             .words(self.table.words());
-        w.finish()
+        Ok(w.finish())
     }
 
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
