@@ -1,8 +1,8 @@
 //! The fast filters against a naive reference written from the definitions:
 //! a `Vec<bool>` and positions computed from the closed form of enhanced
-//! double hashing, xᵢ = h1 + i·(h2 | 1) + (i³ − i)/6, mixed by SplitMix64's
-//! finaliser (format version 2's probe scheme, written out here from its
-//! published constants) and reduced by ⌊mix(xᵢ)·range / 2⁶⁴⌋.
+//! double hashing, xᵢ = h1 + i·(h2 | 1) + (i³ − i)/6, mixed as format
+//! version 2 says (zᵢ = (xᵢ ⊕ xᵢ ≫ 32) · 0x9E3779B97F4A7C15 mod 2⁶⁴) and
+//! reduced by ⌊zᵢ·range / 2⁶⁴⌋.
 
 mod common;
 
@@ -15,10 +15,7 @@ fn probe(d: Digest, i: u64) -> u64 {
         .h1()
         .wrapping_add(i.wrapping_mul(d.h2() | 1))
         .wrapping_add((i * i * i - i) / 6);
-    // Stafford's Mix13, the output function of SplitMix64.
-    let x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    let x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+    (x ^ (x >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 fn scale(x: u64, range: u64) -> u64 {
