@@ -34,7 +34,10 @@ where
     let bytes = f.to_bytes().unwrap();
     assert_eq!(json, format!("\"{}\"", base64(&bytes)));
     let prefix = encoded.len() - bytes.len();
-    assert!(prefix <= 9 && encoded[prefix..] == bytes[..], "bincode holds the bytes as they are");
+    assert!(
+        prefix <= 9 && encoded[prefix..] == bytes[..],
+        "bincode holds the bytes as they are"
+    );
     // JSON from before the string form: an array of numbers.
     let old_json = serde_json::to_string(&bytes).unwrap();
     assert!(old_json.starts_with('['));
@@ -100,7 +103,12 @@ fn json_is_a_base64_string_a_quarter_of_the_array() -> Result<(), approxset::Err
     let old_json = serde_json::to_string(&bytes).unwrap();
     let bytes = bytes.len();
     assert_eq!(json.len(), bytes.div_ceil(3) * 4 + 2);
-    assert!(json.len() * 2 < old_json.len(), "{} vs {}", json.len(), old_json.len());
+    assert!(
+        json.len() * 2 < old_json.len(),
+        "{} vs {}",
+        json.len(),
+        old_json.len()
+    );
     Ok(())
 }
 

@@ -94,8 +94,7 @@ impl<'de, T> Visitor<'de> for FilterVisitor<T> {
 mod base64 {
     use std::fmt;
 
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     /// `bytes` as padded base64.
     pub(super) fn encode(bytes: &[u8]) -> String {
