@@ -1,3 +1,5 @@
+//! What the repository promises a user beyond the API.
+//!
 //! The doc examples of the items this facade re-exports read as a user of
 //! `approxset` writes them: no visible line names `approxset_core`,
 //! `approxset_bloom` or `approxset_cuckoo` (a hidden
@@ -8,6 +10,10 @@
 //! Each sub-crate's own front page (`lib.rs`) documents that crate and may
 //! name it; `ignore` blocks (the implementor macros of `approxset-core`,
 //! which the facade does not re-export) are skipped.
+//!
+//! The packages keep what a first build compiles small: criterion and the
+//! peer crates are dev-dependencies of the benchmarks' package only, and an
+//! example compiles `approxset` and nothing else.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -44,7 +50,10 @@ fn visible_example_lines(text: &str) -> Vec<(usize, String)> {
         if let Some(lang) = doc.trim_start().strip_prefix("```") {
             fence = match fence {
                 Some(_) => None,
-                None => Some(matches!(lang.trim(), "" | "rust" | "no_run" | "should_panic")),
+                None => Some(matches!(
+                    lang.trim(),
+                    "" | "rust" | "no_run" | "should_panic"
+                )),
             };
             continue;
         }
@@ -87,8 +96,18 @@ fn facade_names(root: &Path) -> BTreeSet<String> {
 fn re_exported_examples_use_the_facade_paths() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let exported = facade_names(root);
-    for needed in ["BloomFilter", "Variant", "ApproxSet", "format", "hash", "bloom"] {
-        assert!(exported.contains(needed), "{needed} missing from {exported:?}");
+    for needed in [
+        "BloomFilter",
+        "Variant",
+        "ApproxSet",
+        "format",
+        "hash",
+        "bloom",
+    ] {
+        assert!(
+            exported.contains(needed),
+            "{needed} missing from {exported:?}"
+        );
     }
     let mut files = Vec::new();
     for krate in SUB_CRATES {
@@ -138,7 +157,10 @@ fn re_exported_examples_use_the_facade_paths() {
             }
         }
     }
-    assert!(examples > 100, "only {examples} example lines found: is the scan broken?");
+    assert!(
+        examples > 100,
+        "only {examples} example lines found: is the scan broken?"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -146,5 +168,71 @@ fn re_exported_examples_use_the_facade_paths() {
 fn the_scan_sees_a_sub_crate_path_and_skips_hidden_lines() {
     let text = "/// ```\n/// # extern crate approxset_bloom as approxset;\n/// use approxset_bloom::BloomFilter;\n/// ```\n/// ```ignore\n/// approxset_core::x!();\n/// ```\n";
     let lines = visible_example_lines(text);
-    assert_eq!(lines, [(3, "use approxset_bloom::BloomFilter;".to_string())]);
+    assert_eq!(
+        lines,
+        [(3, "use approxset_bloom::BloomFilter;".to_string())]
+    );
+}
+
+/// The `name = ...` keys of one `[section]` of a manifest.
+fn section_keys(manifest: &str, section: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == format!("[{section}]");
+        } else if inside && !line.is_empty() && !line.starts_with('#') {
+            if let Some((key, _)) = line.split_once('=') {
+                // `proptest.workspace = true` names `proptest`
+                keys.push(key.trim().split('.').next().unwrap().to_string());
+            }
+        }
+    }
+    keys
+}
+
+#[test]
+fn the_benchmark_peers_and_test_dependencies_stay_out_of_the_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| fs::read_to_string(root.join(p)).unwrap();
+    let (main, benches, examples) = (
+        read("Cargo.toml"),
+        read("benches/Cargo.toml"),
+        read("examples/Cargo.toml"),
+    );
+    let peers = [
+        "criterion",
+        "fastbloom",
+        "bloomfilter",
+        "cuckoofilter",
+        "probabilistic-collections",
+        "growable-bloom-filter",
+    ];
+    let main_dev = section_keys(&main, "dev-dependencies");
+    assert!(main_dev.contains(&"proptest".to_string()), "{main_dev:?}");
+    let bench_dev = section_keys(&benches, "dev-dependencies");
+    for peer in peers {
+        assert!(
+            !main_dev.contains(&peer.to_string()),
+            "{peer} in approxset's dev-dependencies"
+        );
+        assert!(
+            bench_dev.contains(&peer.to_string()),
+            "{peer} missing from the benches"
+        );
+    }
+    assert_eq!(section_keys(&examples, "dependencies"), ["approxset"]);
+    assert!(section_keys(&examples, "dev-dependencies").is_empty());
+    let members = section_keys(&main, "workspace");
+    assert!(
+        members.contains(&"default-members".to_string()),
+        "{members:?}"
+    );
+    for krate in ["benches", "examples"] {
+        assert!(
+            main.contains(&format!("\"{krate}\"")),
+            "{krate} not a workspace member"
+        );
+    }
 }
