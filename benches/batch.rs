@@ -12,12 +12,14 @@
 //! the hash alone, the lookup from precomputed hashes, and both, for the
 //! classic and blocked filters and fastbloom, beside the floor of a
 //! one-line lookup (a hash, then one dependent random read; see
-//! [`single`]). Run it alone with `cargo bench --bench batch --
-//! --warm-up-time 1 --measurement-time 5 single/`.
+//! [`single`]). Run it alone with
+//! `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1
+//! --measurement-time 5 single/`.
 //!
 //! Each iteration answers the next 1024 non-members into one `Vec<bool>`
 //! (or inserts the next 1024 members); criterion reports the time per key. Run with
-//! `cargo bench --bench batch -- --warm-up-time 1 --measurement-time 5`.
+//! `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1
+//! --measurement-time 5`.
 
 #[allow(dead_code)] // the `Subject` lookups are for the other benches
 mod common;
@@ -258,7 +260,7 @@ fn single(c: &mut Criterion) {
 /// same way (`<filter>-<miss|hit>/sip64`), beside the library's 128-bit
 /// digest (`contains`) and fastbloom, in the same group. Each setup prints
 /// the measured false-positive rate over the non-members on stderr. Run
-/// with `cargo bench --bench batch -- digest64/`.
+/// with `cargo bench -p approxset-benches --bench batch -- digest64/`.
 fn digest64(c: &mut Criterion) {
     for n in [1_000_000, N] {
         let keys = common::keys(n);

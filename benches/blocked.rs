@@ -10,7 +10,7 @@
 //!   (one key at a time, and `insert_batch_shared`) and fastbloom's
 //!   `AtomicBloomFilter`.
 //!
-//! Run with `cargo bench --bench blocked`.
+//! Run with `cargo bench -p approxset-benches --bench blocked`.
 
 mod common;
 

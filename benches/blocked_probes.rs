@@ -35,8 +35,8 @@
 //! The setup prints each scheme's false-positive rate over 10⁶
 //! non-members.
 //!
-//! Run with `cargo bench --bench blocked_probes -- --warm-up-time 1
-//! --measurement-time 3`. What it showed is in `docs/design.md`, "Single
+//! Run with `cargo bench -p approxset-benches --bench blocked_probes --
+//! --warm-up-time 1 --measurement-time 3`. What it showed is in `docs/design.md`, "Single
 //! lookups, taken apart".
 
 #[allow(dead_code)] // the `Subject` lookups are for the other benches

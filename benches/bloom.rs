@@ -2,8 +2,9 @@
 //! bloomfilter 3, in the same run: insert, contains-hit and contains-miss at
 //! n = 10⁶ and 10⁷, p = 1 %, random `u64` keys through `Hash`.
 //!
-//! Run with `cargo bench --bench bloom`. Each setup also prints, on stderr,
-//! each filter's bits per key and measured false-positive rate.
+//! Run with `cargo bench -p approxset-benches --bench bloom`. Each setup
+//! also prints, on stderr, each filter's bits per key and measured
+//! false-positive rate.
 
 mod common;
 

@@ -13,12 +13,12 @@
 //! 1 % (no removal) and its counting Bloom filter at 1 % (4-bit counters).
 //!
 //! At n = 10⁶ it also measures the cuckoo filter at each fingerprint width
-//! (4, 7, 10, 12, 13, 16, 23 and 32 bits; `cargo bench --bench cuckoo --
-//! bit` for those alone).
+//! (4, 7, 10, 12, 13, 16, 23 and 32 bits;
+//! `cargo bench -p approxset-benches --bench cuckoo -- bit` for those alone).
 //!
-//! Run with `cargo bench --bench cuckoo`. Each setup prints, on stderr, each
-//! filter's bits per key, measured false-positive rate over 10⁶ fresh keys,
-//! failed inserts and false negatives.
+//! Run with `cargo bench -p approxset-benches --bench cuckoo`. Each setup
+//! prints, on stderr, each filter's bits per key, measured false-positive
+//! rate over 10⁶ fresh keys, failed inserts and false negatives.
 
 mod common;
 

@@ -4,7 +4,7 @@
 //! run). No timing, no criterion.
 //!
 //! ```text
-//! cargo bench --no-run --bench icount     # prints the binary's path
+//! cargo bench -p approxset-benches --no-run --bench icount     # prints the binary's path
 //! valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes \
 //!     --cachegrind-out-file=/dev/null target/release/deps/icount-… MODE
 //! ```
@@ -14,7 +14,7 @@
 //! 10⁶ times; subtract the count of mode `none` (the same setup and loop,
 //! no operation) and divide by 10⁶. Insert modes fill an empty atomic
 //! filter with 10⁵ keys; subtract `insert-none` and divide by 10⁵.
-//! `cargo bench --bench icount` alone lists the modes.
+//! `cargo bench -p approxset-benches --bench icount` alone lists the modes.
 
 use std::hint::black_box;
 

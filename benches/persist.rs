@@ -3,7 +3,7 @@
 //! memory-copy speed (one checksum pass and one copy), not element by element;
 //! the count of set bits is deferred to its first use.
 //!
-//! Run with `cargo bench --bench persist`.
+//! Run with `cargo bench -p approxset-benches --bench persist`.
 
 use std::hint::black_box;
 

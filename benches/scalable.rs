@@ -4,9 +4,9 @@
 //! item), then contains-hit and contains-miss on the grown filter. Target
 //! rate 1 %, growth 2, tightening 0.85 for all; random `u64` keys.
 //!
-//! Run with `cargo bench --bench scalable`. Setup prints, on stderr, each
-//! filter's memory, stages and measured false-positive rate over 10⁶ fresh
-//! keys, and our filter's memory for growth 2 and 4 against a classic filter
+//! Run with `cargo bench -p approxset-benches --bench scalable`. Setup
+//! prints, on stderr, each filter's memory, stages and measured
+//! false-positive rate over 10⁶ fresh keys, and our filter's memory for growth 2 and 4 against a classic filter
 //! sized up front for the final count.
 
 mod common;

@@ -1,8 +1,35 @@
 //! Approximate-membership filters behind one object-safe trait.
 //!
 //! "Is this key possibly in the set?" answered in a few nanoseconds and a
-//! few bits per key, with **no false negatives**. Choose a variant at run
-//! time with [`Variant`] and use it through [`ApproxSet`]:
+//! few bits per key, with **no false negatives**.
+//!
+//! # Where to start
+//!
+//! - [`Variant`]: every filter by name, chosen at run time
+//!   ([`build`](Variant::build), [`builder`](Variant::builder),
+//!   [`design`](Variant::design) to see the size without building).
+//! - The filters: [`BloomFilter`] (classic), [`PartitionedBloomFilter`],
+//!   [`BlockedBloomFilter`] (one cache line per key),
+//!   [`CountingBloomFilter`] and [`CuckooFilter`] (both delete),
+//!   [`ScalableBloomFilter`] (grows) and [`AtomicBloomFilter`] (shared by
+//!   threads without a lock).
+//! - The traits: [`ApproxSet`], the object-safe interface every filter
+//!   implements, with its generic methods in [`ApproxSetExt`];
+//!   [`Deletable`] and [`DeletableExt`] for the filters that delete;
+//!   [`ConcurrentApproxSet`] and [`ConcurrentApproxSetExt`] for inserts
+//!   through `&self`. Keys are any [`Key`]: strings, bytes, integers,
+//!   tuples, or any `Hash` type through [`Hashed`].
+//! - Saving and loading: every filter's `to_bytes` and `write_to`, read back
+//!   without knowing the variant by [`load`] and [`read_from`] (and
+//!   [`load_deletable`], [`read_deletable_from`], `…_limited`).
+//! - Building blocks, for implementing or tuning filters: [`bloom`] (the
+//!   generic Bloom core behind the Bloom types, its layouts, cells and
+//!   builders), [`cuckoo`] (the cuckoo filter's builder and plan),
+//!   [`format`](mod@format) (the binary format), [`hash`] and [`sizing`]
+//!   (the sizing formulas).
+//!
+//! Choose a variant at run time with [`Variant`] and use it through
+//! [`ApproxSet`]:
 //!
 //! ```
 //! use approxset::{ApproxSet, Variant};
@@ -27,30 +54,62 @@
 //! [`sizing`] math, the binary [`format`](mod@format); what third-party filters depend
 //! on), `approxset-bloom` (the Bloom family: classic, partitioned, blocked,
 //! counting, scalable and the lock-free `AtomicBloomFilter`) and
-//! `approxset-cuckoo` (the cuckoo filter). Choosing among them:
-//! `docs/guide.md` in the repository.
+//! `approxset-cuckoo` (the cuckoo filter). Everything a user needs is here,
+//! under `approxset::`. Choosing among the filters: `docs/guide.md` in the
+//! repository.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
 mod load;
 mod variant;
 
+// In the order a reader needs them: the variant, the filters, the traits,
+// keys and errors, loading; then the supporting types.
+pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
+
 pub use approxset_bloom::{
-    AtomicBloomFilter, Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic,
-    CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter, ScalableBloomFilter,
-    ScalableBuilder, builder, cells,
+    AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
+    PartitionedBloomFilter, ScalableBloomFilter,
 };
+pub use approxset_cuckoo::CuckooFilter;
+
 pub use approxset_core::{
-    ApproxSet, ApproxSetExt, BuildOptions, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable,
-    DeletableExt, Digest, Error, HashKey, Hashed, Key, KeySink, Result, Value, format, hash,
-    sizing,
+    ApproxSet, ApproxSetExt, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable, DeletableExt,
 };
-pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
+pub use approxset_core::{Error, Hashed, Key, KeySink, Result};
+
 pub use load::{
     load, load_deletable, read_deletable_from, read_deletable_from_limited, read_from,
     read_from_limited,
 };
-pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
+
+pub use approxset_core::{BuildOptions, Digest, HashKey, Value, format, hash, sizing};
+
+pub mod bloom {
+    //! The generic core behind the Bloom filter types: each of
+    //! [`BloomFilter`](crate::BloomFilter), [`PartitionedBloomFilter`](crate::PartitionedBloomFilter),
+    //! [`BlockedBloomFilter`](crate::BlockedBloomFilter),
+    //! [`CountingBloomFilter`](crate::CountingBloomFilter) and
+    //! [`AtomicBloomFilter`](crate::AtomicBloomFilter) is a [`Bloom`] of a
+    //! position [`Layout`] ([`Classic`], [`Partitioned`] or [`Blocked`])
+    //! over [`cells`] (bits, 4-bit counters or atomic words), built by the
+    //! [`builder`]s; [`ScalableBuilder`] builds the
+    //! [`ScalableBloomFilter`](crate::ScalableBloomFilter).
+    //!
+    //! Most programs use the filter types and never name these.
+
+    pub use approxset_bloom::{
+        Blocked, Bloom, Classic, DEFAULT_GROWTH, DEFAULT_TIGHTENING, Layout, Partitioned,
+        ScalableBuilder, builder, cells,
+    };
+}
+
+pub mod cuckoo {
+    //! The [`CuckooFilter`](crate::CuckooFilter)'s builder, its sizing plan
+    //! and limits.
+
+    pub use approxset_cuckoo::{CuckooBuilder, CuckooPlan, MAX_KICKS, MIN_FP_RATE};
+}
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

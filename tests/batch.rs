@@ -5,10 +5,11 @@
 //! chunk boundary, and an output vector that held junk; and `insert_batch`
 //! builds the filter that inserting one at a time builds.
 
-use approxset::cells::Cells;
+use approxset::bloom::cells::Cells;
+use approxset::bloom::{Bloom, Layout};
 use approxset::{
-    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, Bloom, BloomFilter,
-    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest, Layout,
+    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
+    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest,
     PartitionedBloomFilter, ScalableBloomFilter, Variant,
 };
 

@@ -73,8 +73,8 @@ fn inputs() -> impl Strategy<Value = (u64, u32, Vec<Digest>, Vec<Digest>)> {
 
 /// Fills `fast` and the naive model with `inserted` and checks they agree
 /// on the count of set bits and on every answer.
-fn agree<L: approxset::Layout>(
-    mut fast: approxset::Bloom<L>,
+fn agree<L: approxset::bloom::Layout>(
+    mut fast: approxset::bloom::Bloom<L>,
     partitioned: bool,
     k: u32,
     inserted: &[Digest],

@@ -4,8 +4,8 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 
-use approxset::cells::Cells;
-use approxset::{Bloom, Layout};
+use approxset::bloom::cells::Cells;
+use approxset::bloom::{Bloom, Layout};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId};
 use probabilistic_collections as pc;

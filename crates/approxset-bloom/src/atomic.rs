@@ -20,7 +20,8 @@ use crate::layout::{BATCH_CHUNK, Blocked, Layout};
 /// format (it loads back as a `BlockedBloomFilter`).
 ///
 /// ```
-/// use approxset_bloom::AtomicBloomFilter;
+/// # extern crate approxset_bloom as approxset;
+/// use approxset::AtomicBloomFilter;
 ///
 /// let filter = AtomicBloomFilter::with_fp_rate(0.01).seed(7).expected_items(10_000)?;
 /// std::thread::scope(|s| {
@@ -290,7 +291,8 @@ impl Bloom<Blocked, AtomicBits> {
     /// time (see [`insert_digests_shared`](Self::insert_digests_shared)).
     ///
     /// ```
-    /// use approxset_bloom::AtomicBloomFilter;
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::AtomicBloomFilter;
     ///
     /// let filter = AtomicBloomFilter::with_fp_rate(0.01).seed(7).expected_items(1_000)?;
     /// filter.insert_batch_shared(&["alice", "bob"]);

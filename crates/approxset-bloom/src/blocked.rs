@@ -10,7 +10,8 @@ use crate::layout::Blocked;
 /// `docs/design.md`, "Blocked Bloom filter").
 ///
 /// ```
-/// use approxset_bloom::BlockedBloomFilter;
+/// # extern crate approxset_bloom as approxset;
+/// use approxset::BlockedBloomFilter;
 ///
 /// let mut filter = BlockedBloomFilter::with_fp_rate(0.01).seed(7).expected_items(10_000)?;
 /// for i in 0..10_000u32 {

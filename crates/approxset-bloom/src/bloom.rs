@@ -54,7 +54,8 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// bytes, `k`, expected rate), computed without building it.
     ///
     /// ```
-    /// use approxset_bloom::BloomFilter;
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::BloomFilter;
     /// let plan = BloomFilter::plan(1_000_000, 0.01)?;
     /// assert_eq!(plan.probes(), 7);
     /// # Ok::<(), approxset_bloom::Error>(())
@@ -121,7 +122,8 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// "Batched lookups").
     ///
     /// ```
-    /// use approxset_bloom::BloomFilter;
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::BloomFilter;
     ///
     /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
     /// f.insert("alice")?;
@@ -164,7 +166,8 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// so their cache misses overlap (`docs/design.md`, "Batched lookups").
     ///
     /// ```
-    /// use approxset_bloom::BloomFilter;
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::BloomFilter;
     ///
     /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
     /// let digests: Vec<_> = (0..100u32).map(|i| f.hash_key().digest(&i)).collect();

@@ -2,7 +2,8 @@
 //! filter is sized, the options follow, and the last call builds it.
 //!
 //! ```
-//! use approxset_bloom::BloomFilter;
+//! # extern crate approxset_bloom as approxset;
+//! use approxset::BloomFilter;
 //! // from a target false-positive rate and the expected number of items
 //! let a = BloomFilter::with_fp_rate(0.01).seed(42).expected_items(10_000)?;
 //! // from a bit count and a hash count

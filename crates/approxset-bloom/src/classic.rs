@@ -11,7 +11,8 @@ use crate::layout::Classic;
 /// `k = round(log₂(1/p))` hash functions.
 ///
 /// ```
-/// use approxset_bloom::BloomFilter;
+/// # extern crate approxset_bloom as approxset;
+/// use approxset::BloomFilter;
 ///
 /// let mut filter = BloomFilter::with_fp_rate(0.01).seed(7).expected_items(1000)?;
 /// for i in 0..1000u32 {

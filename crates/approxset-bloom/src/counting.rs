@@ -14,7 +14,8 @@ use crate::layout::Classic;
 /// per position instead of 1), and it can [`remove`](Self::remove) items.
 ///
 /// ```
-/// use approxset_bloom::CountingBloomFilter;
+/// # extern crate approxset_bloom as approxset;
+/// use approxset::CountingBloomFilter;
 ///
 /// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(3).expected_items(1000)?;
 /// f.insert("alice")?;

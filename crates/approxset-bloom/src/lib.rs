@@ -37,10 +37,14 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+// The core first: rustdoc lists `Bloom`'s inherent methods in the order
+// the modules declare them, and `new`, `insert` and `contains` should lead,
+// not the atomic filter's `insert_shared`.
+mod bloom;
+
 mod atomic;
 mod bits;
 mod blocked;
-mod bloom;
 pub mod builder;
 pub mod cells;
 mod classic;

@@ -11,7 +11,8 @@ use crate::layout::Partitioned;
 /// block of scalable Bloom filters (Almeida et al. 2007).
 ///
 /// ```
-/// use approxset_bloom::PartitionedBloomFilter;
+/// # extern crate approxset_bloom as approxset;
+/// use approxset::PartitionedBloomFilter;
 ///
 /// let mut filter = PartitionedBloomFilter::with_fp_rate(0.01).seed(7).expected_items(1000)?;
 /// filter.extend(0..1000u32);

@@ -49,7 +49,8 @@ pub const MIN_STAGES: u32 = 16;
 /// `Σ pᵢ = p₀ / (1 − r) = p` for any number of stages.
 ///
 /// ```
-/// use approxset_bloom::ScalableBloomFilter;
+/// # extern crate approxset_bloom as approxset;
+/// use approxset::ScalableBloomFilter;
 ///
 /// let mut f = ScalableBloomFilter::with_fp_rate(0.01).seed(5).initial_capacity(1000)?;
 /// for i in 0..100_000u32 {

@@ -9,7 +9,8 @@ use crate::key::Key;
 /// inherent on `dyn ConcurrentApproxSet + Send + Sync`.
 ///
 /// ```
-/// use approxset_core::ConcurrentApproxSet;
+/// # extern crate approxset_core as approxset;
+/// use approxset::ConcurrentApproxSet;
 ///
 /// fn warm(set: &(dyn ConcurrentApproxSet + Send + Sync), keys: &[&str]) {
 ///     for k in keys {

@@ -124,7 +124,8 @@ impl fmt::Debug for HashKey {
 /// CLI's and the tests' random keys) comes from this one function.
 ///
 /// ```
-/// use approxset_core::hash::splitmix64;
+/// # extern crate approxset_core as approxset;
+/// use approxset::hash::splitmix64;
 /// let mut state = 0;
 /// assert_eq!(splitmix64(&mut state), 0xE220_A839_7B1D_CDAF);
 /// ```
@@ -144,7 +145,8 @@ pub const SPLITMIX64_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 /// state; `const`, so tables can be derived from it at compile time.
 ///
 /// ```
-/// use approxset_core::hash::{SPLITMIX64_GAMMA, mix64, splitmix64};
+/// # extern crate approxset_core as approxset;
+/// use approxset::hash::{SPLITMIX64_GAMMA, mix64, splitmix64};
 /// let mut state = 0;
 /// assert_eq!(splitmix64(&mut state), mix64(SPLITMIX64_GAMMA));
 /// ```

@@ -76,7 +76,8 @@ impl KeySink {
 /// four keys (each part length-prefixed).
 ///
 /// ```
-/// use approxset_core::HashKey;
+/// # extern crate approxset_core as approxset;
+/// use approxset::HashKey;
 /// let key = HashKey::from_seed(1);
 /// let a = key.digest("alice");
 /// assert_eq!(a, key.digest(&String::from("alice")));
@@ -214,7 +215,8 @@ tuple_keys!((A, B), (A, B, C), (A, B, C, D));
 /// saved and read elsewhere, and `Hashed(&"a")` is not the key `"a"`.
 ///
 /// ```
-/// use approxset_core::{HashKey, Hashed};
+/// # extern crate approxset_core as approxset;
+/// use approxset::{HashKey, Hashed};
 /// #[derive(Hash)]
 /// struct Point { x: i32, y: i32 }
 /// let key = HashKey::from_seed(1);

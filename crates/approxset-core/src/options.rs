@@ -7,7 +7,8 @@ use crate::hash::HashKey;
 /// `approxset::VariantBuilder` passes its own to whichever builder it uses.
 ///
 /// ```
-/// use approxset_core::BuildOptions;
+/// # extern crate approxset_core as approxset;
+/// use approxset::BuildOptions;
 /// let options = BuildOptions::new().seed(7).max_bytes(1 << 20);
 /// assert_eq!(options.max_bytes_limit(), Some(1 << 20));
 /// assert!(options.key().is_some());

@@ -28,7 +28,8 @@ use crate::key::Key;
 /// are inherent on `dyn ApproxSet` (with or without `Send`/`Sync`).
 ///
 /// ```
-/// use approxset_core::{ApproxSet, ApproxSetExt};
+/// # extern crate approxset_core as approxset;
+/// use approxset::{ApproxSet, ApproxSetExt};
 /// # use approxset_core::{Digest, HashKey, Result};
 /// # #[derive(Debug, Default)]
 /// # struct Exact(std::collections::HashSet<u128>, HashKey);
@@ -44,7 +45,7 @@ use crate::key::Key;
 /// #     fn clear(&mut self) { self.0.clear() }
 /// #     fn variant(&self) -> &'static str { "exact" }
 /// # }
-/// fn remember(set: &mut dyn ApproxSet, words: &[&str]) -> Result<(), approxset_core::Error> {
+/// fn remember(set: &mut dyn ApproxSet, words: &[&str]) -> Result<(), approxset::Error> {
 ///     for w in words {
 ///         set.insert(w)?;
 ///     }
@@ -89,7 +90,8 @@ pub trait ApproxSet: fmt::Debug {
     /// `docs/design.md`, "Batched lookups").
     ///
     /// ```
-    /// use approxset_core::{ApproxSet, ApproxSetExt};
+    /// # extern crate approxset_core as approxset;
+    /// use approxset::{ApproxSet, ApproxSetExt};
     /// # use approxset_core::{Digest, HashKey, Result};
     /// # #[derive(Debug, Default)]
     /// # struct Exact(std::collections::HashSet<u128>, HashKey);
@@ -372,7 +374,8 @@ pub trait ApproxSetExt: ApproxSet {
     /// chunk at a time and handed to [`ApproxSet::insert_digests`].
     ///
     /// ```
-    /// use approxset_core::ApproxSetExt;
+    /// # extern crate approxset_core as approxset;
+    /// use approxset::ApproxSetExt;
     /// # use approxset_core::{ApproxSet, Digest, HashKey, Result};
     /// # #[derive(Debug, Default)]
     /// # struct Exact(std::collections::HashSet<u128>, HashKey);

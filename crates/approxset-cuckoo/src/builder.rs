@@ -13,7 +13,8 @@ use crate::table::Table;
 /// [`expected_items`](Self::expected_items).
 ///
 /// ```
-/// use approxset_cuckoo::CuckooFilter;
+/// # extern crate approxset_cuckoo as approxset;
+/// use approxset::CuckooFilter;
 /// let a = CuckooFilter::with_fp_rate(0.001).seed(42).expected_items(10_000)?;
 /// assert_eq!(a.fingerprint_bits(), 13);
 /// let b = CuckooFilter::with_fp_rate(0.03)

@@ -43,7 +43,8 @@ macro_rules! by_width {
 /// 1.86·10⁻⁹, what 32-bit fingerprints reach, are refused.
 ///
 /// ```
-/// use approxset_cuckoo::CuckooFilter;
+/// # extern crate approxset_cuckoo as approxset;
+/// use approxset::CuckooFilter;
 ///
 /// let mut filter = CuckooFilter::with_fp_rate(0.01).seed(7).expected_items(1000)?;
 /// for i in 0..1000u32 {

@@ -156,8 +156,9 @@ impl Writer {
 /// `approxset info`.
 ///
 /// ```
-/// use approxset_core::format::{Header, Writer, tag};
-/// use approxset_core::HashKey;
+/// # extern crate approxset_core as approxset;
+/// use approxset::format::{Header, Writer, tag};
+/// use approxset::HashKey;
 /// let bytes = Writer::new(tag::CLASSIC, HashKey::from_seed(1), 0).finish();
 /// let header = Header::parse(&bytes)?;
 /// assert_eq!(header.variant(), Some("classic"));

@@ -49,7 +49,8 @@ pub fn read_all<R: Read>(reader: R) -> Result<Vec<u8>> {
 /// over a short stream costs little.
 ///
 /// ```
-/// use approxset_core::{Error, format};
+/// # extern crate approxset_core as approxset;
+/// use approxset::{Error, format};
 /// // An endless stream of zeros fails after the first 16 bytes.
 /// let err = format::read_all_limited(std::io::repeat(0), 1 << 20).unwrap_err();
 /// assert!(matches!(err, Error::BadMagic { .. }));
