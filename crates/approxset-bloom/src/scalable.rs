@@ -217,7 +217,8 @@ impl ScalableBloomFilter {
     /// 4.1·10⁻¹⁸ at the default `r = 0.85`.
     ///
     /// ```
-    /// use approxset_bloom::{ScalableBloomFilter, Error};
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::{Error, ScalableBloomFilter};
     /// let least = ScalableBloomFilter::min_fp_rate(0.85);
     /// assert!(ScalableBloomFilter::new(10, least).is_ok());
     /// assert!(matches!(

@@ -266,10 +266,10 @@ mod tests {
         assert_eq!(serde_json::to_value(&r).unwrap()["overfilled"], true);
         let fields = r.fields();
         let (_, line) = fields.iter().find(|(l, _)| *l == "overfilled").unwrap();
+        // 7,000 probes into 962 bits leave one bit clear or none.
+        let head = "yes: holds 1,000 items, 10.0× the 100 it was sized for; estimated FP now ";
         assert!(
-            line.starts_with(
-                "yes: holds 1,000 items, 10.0× the 100 it was sized for; estimated FP now 0.9"
-            ),
+            line.starts_with(&format!("{head}0.9")) || line.starts_with(&format!("{head}1.0")),
             "{line}"
         );
         let r = record_of(Variant::Classic);

@@ -276,7 +276,8 @@ impl ProbeScheme {
 /// (`docs/design.md`, "Small filters") at twice the instructions.
 ///
 /// ```
-/// use approxset_core::hash::mix_probe;
+/// # extern crate approxset_core as approxset;
+/// use approxset::hash::mix_probe;
 /// assert_eq!(mix_probe(1), 0x9E37_79B9_7F4A_7C15);
 /// assert_eq!(mix_probe(1 << 32), 0x9E37_79B9_7F4A_7C15u64.wrapping_mul((1 << 32) | 1));
 /// ```

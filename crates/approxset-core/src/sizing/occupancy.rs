@@ -32,7 +32,8 @@ const NEGLIGIBLE: f64 = 1e-40;
 /// for the smaller filters where it is larger.
 ///
 /// ```
-/// use approxset_core::sizing::{fp_rate_classic, fp_rate_exact};
+/// # extern crate approxset_core as approxset;
+/// use approxset::sizing::{fp_rate_classic, fp_rate_exact};
 /// // One key in 15 bits with 10 probes: about twice the textbook formula.
 /// let real = fp_rate_classic(15, 1, 10);
 /// assert!(real > 1.9 * fp_rate_exact(15, 1, 10));
