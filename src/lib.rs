@@ -42,7 +42,7 @@ pub use approxset_bloom::{
 };
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, BuildOptions, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable,
-    DeletableExt, Digest, Error, HashKey, Hashed, Key, KeySink, Result, Value, format, hash,
+    DeletableExt, Digest, Error, HashFunction, HashKey, Hashed, Key, KeySink, Result, Value, format, hash,
     sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
