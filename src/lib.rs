@@ -42,8 +42,8 @@ pub use approxset_bloom::{
 };
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, BuildOptions, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable,
-    DeletableExt, Digest, Error, HashFunction, HashKey, Hashed, Key, KeySink, Result, Value, format, hash,
-    sizing,
+    DeletableExt, Digest, Error, HashFunction, HashKey, Hashed, Key, KeySink, Result, Value,
+    format, hash, sizing,
 };
 pub use approxset_cuckoo::{CuckooBuilder, CuckooFilter, CuckooPlan};
 pub use load::{

@@ -296,10 +296,16 @@ fn forged_hash_function_bytes_are_named() {
         let byte7 = int("hash function", 7, 1);
         // A file before version 3 with XXH3's code: its flags are unknown.
         let e = approxset::load(&forge(&sip, byte7, 1)).unwrap_err();
-        assert!(e.to_string().contains("unknown flags 0x01"), "{variant}: {e}");
+        assert!(
+            e.to_string().contains("unknown flags 0x01"),
+            "{variant}: {e}"
+        );
         let e = approxset::load(&forge(&xxh3, byte7, 3)).unwrap_err();
         assert!(matches!(e, Error::Corrupt { .. }), "{variant}: {e}");
-        assert!(e.to_string().contains("unknown hash function code 3"), "{variant}: {e}");
+        assert!(
+            e.to_string().contains("unknown hash function code 3"),
+            "{variant}: {e}"
+        );
         // Parquet's function on a variant that cannot use it.
         let e = approxset::load(&forge(&xxh3, byte7, 2)).unwrap_err();
         assert!(matches!(e, Error::Corrupt { .. }), "{variant}: {e}");
@@ -309,7 +315,10 @@ fn forged_hash_function_bytes_are_named() {
         assert_eq!(f.hash_key().function(), HashFunction::SipHash13);
         // And the stream reader refuses what the loader refuses.
         let e = approxset::read_from(&forge(&xxh3, byte7, 77)[..]).unwrap_err();
-        assert!(e.to_string().contains("unknown hash function code 77"), "{variant}: {e}");
+        assert!(
+            e.to_string().contains("unknown hash function code 77"),
+            "{variant}: {e}"
+        );
     }
 }
 

@@ -106,7 +106,10 @@ fn xxh3_digests_are_the_crate_function_of_the_canonical_bytes() {
     assert_ne!(key.digest("alice"), xxh3(b"alice\xff"));
     let parquet = key.with_function(HashFunction::ParquetXxh64);
     assert_eq!(parquet.digest("alice"), Digest::new(xxh64(b"alice", 0), 0));
-    assert_eq!(parquet.digest(&("alice", 7u32)), Digest::new(xxh64(&canonical, 0), 0));
+    assert_eq!(
+        parquet.digest(&("alice", 7u32)),
+        Digest::new(xxh64(&canonical, 0), 0)
+    );
 }
 
 /// Parquet's xxHash64 is refused by every variant of this release: at
@@ -114,8 +117,14 @@ fn xxh3_digests_are_the_crate_function_of_the_canonical_bytes() {
 #[test]
 fn parquet_hashing_is_refused_by_every_variant_here() {
     for &variant in Variant::ALL {
-        assert!(!variant.supports_hash(HashFunction::ParquetXxh64), "{variant}");
-        assert!(FUNCTIONS.iter().all(|&h| variant.supports_hash(h)), "{variant}");
+        assert!(
+            !variant.supports_hash(HashFunction::ParquetXxh64),
+            "{variant}"
+        );
+        assert!(
+            FUNCTIONS.iter().all(|&h| variant.supports_hash(h)),
+            "{variant}"
+        );
         let e = variant
             .builder()
             .seed(1)
@@ -128,7 +137,10 @@ fn parquet_hashing_is_refused_by_every_variant_here() {
         );
         // Through a key of that function too.
         let key = HashKey::from_seed(1).with_function(HashFunction::ParquetXxh64);
-        assert!(variant.builder().hash_key(key).build(1000, 0.01).is_err(), "{variant}");
+        assert!(
+            variant.builder().hash_key(key).build(1000, 0.01).is_err(),
+            "{variant}"
+        );
     }
 }
 

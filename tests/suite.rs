@@ -170,9 +170,7 @@ fn check_fp_rate(variant: Variant, p: f64, seed: u64, function: HashFunction) {
     // room for rounding of the bucket count). The scalable filter's
     // first stage is built for p·(1 − r) by design, so it is left out.
     let floor = match variant {
-        Variant::Classic | Variant::Partitioned | Variant::Counting | Variant::Blocked => {
-            Some(0.5)
-        }
+        Variant::Classic | Variant::Partitioned | Variant::Counting | Variant::Blocked => Some(0.5),
         Variant::Cuckoo => Some(0.4),
         _ => None,
     };

@@ -126,7 +126,9 @@ impl ScalableBuilder {
         self.validate(initial_capacity)?;
         let mut filter = ScalableBloomFilter {
             stages: Vec::new(),
-            key: self.options.key_for(approxset_core::format::tag::SCALABLE)?,
+            key: self
+                .options
+                .key_for(approxset_core::format::tag::SCALABLE)?,
             initial_capacity,
             fp_rate: self.fp_rate,
             growth: self.growth,

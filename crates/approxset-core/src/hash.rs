@@ -155,7 +155,11 @@ pub struct ParseHashFunctionError {
 
 impl fmt::Display for ParseHashFunctionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown hash function {:?}, expected one of ", self.input)?;
+        write!(
+            f,
+            "unknown hash function {:?}, expected one of ",
+            self.input
+        )?;
         for (i, h) in HashFunction::ALL.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -299,9 +303,7 @@ impl HashKey {
     /// The streaming hasher of this key, for keys written in parts.
     pub(crate) fn hasher(&self) -> KeyHasher {
         match self.function {
-            HashFunction::SipHash13 => {
-                KeyHasher::Sip(SipHasher13::new_with_keys(self.k0, self.k1))
-            }
+            HashFunction::SipHash13 => KeyHasher::Sip(SipHasher13::new_with_keys(self.k0, self.k1)),
             HashFunction::Xxh3 => {
                 KeyHasher::Xxh3(xxhash_rust::xxh3::Xxh3::with_seed(self.xxh3_seed()))
             }
@@ -664,7 +666,10 @@ mod tests {
         // xxHash64 takes no key: every such key is one.
         let p = key.with_function(HashFunction::ParquetXxh64);
         assert_eq!(p.to_parts(), (0, 0));
-        assert_eq!(p, HashKey::from_seed(2).with_function(HashFunction::ParquetXxh64));
+        assert_eq!(
+            p,
+            HashKey::from_seed(2).with_function(HashFunction::ParquetXxh64)
+        );
         // The seed matters under XXH3.
         let other = HashKey::from_seed(2).with_function(HashFunction::Xxh3);
         assert_ne!(xxh3.digest_bytes(b"alice"), other.digest_bytes(b"alice"));

@@ -354,7 +354,11 @@ mod tests {
             tuple.extend_from_slice(b"ab");
             tuple.extend_from_slice(&8u64.to_le_bytes());
             tuple.extend_from_slice(&7u64.to_le_bytes());
-            assert_eq!(key.digest(&("ab", 7u64)), key.digest_bytes(&tuple), "{function}");
+            assert_eq!(
+                key.digest(&("ab", 7u64)),
+                key.digest_bytes(&tuple),
+                "{function}"
+            );
         }
     }
 

@@ -641,7 +641,10 @@ mod tests {
         assert_eq!(bytes[7], 1);
         let r = Reader::open(&bytes).unwrap();
         assert_eq!(r.key(), key);
-        assert_eq!(Header::parse(&bytes).unwrap().hash_function(), Ok(HashFunction::Xxh3));
+        assert_eq!(
+            Header::parse(&bytes).unwrap().hash_function(),
+            Ok(HashFunction::Xxh3)
+        );
     }
 
     #[test]
@@ -654,13 +657,19 @@ mod tests {
         // From version 3 it is a function's code; an unknown one is named.
         let err = Reader::open(&with_hash_byte(3, 9)).unwrap_err();
         assert!(matches!(err, Error::Corrupt { .. }), "{err}");
-        assert!(err.to_string().contains("unknown hash function code 9"), "{err}");
+        assert!(
+            err.to_string().contains("unknown hash function code 9"),
+            "{err}"
+        );
         // Version 3 with code 0 is SipHash, well defined.
         let v3 = with_hash_byte(3, 0);
         assert_eq!(Reader::open(&v3).unwrap().key(), HashKey::from_parts(1, 2));
         // The stream reader checks the byte before reading on.
         let err = read_all(&with_hash_byte(3, 9)[..]).unwrap_err();
-        assert!(err.to_string().contains("unknown hash function code 9"), "{err}");
+        assert!(
+            err.to_string().contains("unknown hash function code 9"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -678,7 +687,11 @@ mod tests {
         bytes[n..].copy_from_slice(&sum.to_le_bytes());
         let err = Reader::open(&bytes).unwrap_err();
         assert!(matches!(err, Error::Corrupt { .. }), "{err}");
-        assert!(err.to_string().contains("parquet-xxh64 on a classic filter"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("parquet-xxh64 on a classic filter"),
+            "{err}"
+        );
     }
 
     #[test]
