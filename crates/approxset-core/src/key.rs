@@ -21,8 +21,6 @@ pub struct KeySink {
 }
 
 #[derive(Debug)]
-// As `KeyHasher`: a sink lives on the stack for one key.
-#[allow(clippy::large_enum_variant)]
 enum Sink {
     Hash(KeyHasher),
     Count(u64),
