@@ -357,6 +357,17 @@ mod tests {
                 key.digest_bytes(&tuple),
                 "{function}"
             );
+            // Parts that overflow XXH3's gathering buffer in one write.
+            for long in [120, 128, 300] {
+                let part = "x".repeat(long);
+                let mut tuple = Vec::new();
+                tuple.extend_from_slice(&1u64.to_le_bytes());
+                tuple.push(b'a');
+                tuple.extend_from_slice(&(long as u64).to_le_bytes());
+                tuple.extend_from_slice(part.as_bytes());
+                let digest = key.digest(&("a", part.as_str()));
+                assert_eq!(digest, key.digest_bytes(&tuple), "{function} {long}");
+            }
         }
     }
 
