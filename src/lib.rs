@@ -83,7 +83,9 @@ pub use load::{
     read_from_limited,
 };
 
-pub use approxset_core::{BuildOptions, Digest, HashKey, Value, format, hash, sizing};
+pub use approxset_core::{
+    BuildOptions, Digest, HashFunction, HashKey, ProbeScheme, Value, format, hash, sizing,
+};
 
 pub mod bloom {
     //! The generic core behind the Bloom filter types: each of

@@ -8,7 +8,8 @@ use approxset_bloom::{
     Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout,
     Partitioned, PartitionedBloomFilter, ScalableBloomFilter,
 };
-use approxset_core::{ApproxSet, BuildOptions, Deletable, Error, Result};
+use approxset_core::format::tag;
+use approxset_core::{ApproxSet, BuildOptions, Deletable, Error, HashFunction, Result};
 use approxset_cuckoo::CuckooFilter;
 
 /// A filter variant, to choose at run time and use through
@@ -85,6 +86,35 @@ impl Variant {
         }
     }
 
+    /// Whether the variant can be built with (and load files of) the hash
+    /// `function`: [`SipHash13`](HashFunction::SipHash13) and
+    /// [`Xxh3`](HashFunction::Xxh3) for every variant; Parquet's
+    /// [`ParquetXxh64`](HashFunction::ParquetXxh64), which gives 64 bits,
+    /// for the split-block filter only, so for no variant of this release.
+    /// The rule is [`format::tag::supports_hash`](approxset_core::format::tag::supports_hash).
+    ///
+    /// ```
+    /// use approxset::{HashFunction, Variant};
+    /// assert!(Variant::Cuckoo.supports_hash(HashFunction::Xxh3));
+    /// assert!(!Variant::Classic.supports_hash(HashFunction::ParquetXxh64));
+    /// assert!(Variant::Classic.builder().hash(HashFunction::ParquetXxh64).build(10, 0.01).is_err());
+    /// ```
+    pub const fn supports_hash(self, function: HashFunction) -> bool {
+        tag::supports_hash(self.tag(), function)
+    }
+
+    /// The variant's tag in the format.
+    const fn tag(self) -> u8 {
+        match self {
+            Variant::Classic => tag::CLASSIC,
+            Variant::Partitioned => tag::PARTITIONED,
+            Variant::Counting => tag::COUNTING,
+            Variant::Cuckoo => tag::CUCKOO,
+            Variant::Scalable => tag::SCALABLE,
+            Variant::Blocked => tag::BLOCKED,
+        }
+    }
+
     /// The variant of a filter, when it is one of this crate's.
     pub fn of<S: ApproxSet + ?Sized>(filter: &S) -> Option<Variant> {
         filter.variant().parse().ok()
@@ -96,7 +126,9 @@ impl Variant {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for `expected_items` = 0 or `fp_rate`
-    /// outside (0, 1); [`Error::TooLarge`] or [`Error::AllocationFailed`]
+    /// outside (0, 1), or named `hash` for a hash function the variant
+    /// cannot use (see [`supports_hash`](Self::supports_hash));
+    /// [`Error::TooLarge`] or [`Error::AllocationFailed`]
     /// when the memory cannot be had.
     pub fn build(
         self,
@@ -166,7 +198,8 @@ impl Variant {
         })
     }
 
-    /// A builder with options (seed, hash key, memory limit) for this variant.
+    /// A builder with options (seed, hash key, hash function, memory limit)
+    /// for this variant.
     pub fn builder(self) -> VariantBuilder {
         VariantBuilder {
             variant: self,
@@ -284,7 +317,7 @@ impl fmt::Display for ParseVariantError {
 impl std::error::Error for ParseVariantError {}
 
 /// Options for building a [`Variant`]: a seed or hash key for reproducible
-/// filters, and a memory limit.
+/// filters, the hash function, and a memory limit.
 ///
 /// ```
 /// use approxset::{ApproxSet, Variant};

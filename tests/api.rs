@@ -5,7 +5,7 @@
 
 use approxset::{
     ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
-    CuckooFilter, Deletable, Digest, Error, HashKey, PartitionedBloomFilter, Result,
+    CuckooFilter, Deletable, Digest, Error, HashFunction, HashKey, PartitionedBloomFilter, Result,
     ScalableBloomFilter, Value, Variant,
 };
 
@@ -220,10 +220,18 @@ fn union_and_intersection_through_dyn() {
         let wrong_variant = other.builder().seed(5).build(1_000, 0.01).unwrap();
         let wrong_key = build(6);
         let wrong_size = variant.builder().seed(5).build(5_000, 0.01).unwrap();
+        // The same seed under XXH3: the same key bits, another function.
+        let wrong_function = variant
+            .builder()
+            .seed(5)
+            .hash(HashFunction::Xxh3)
+            .build(1_000, 0.01)
+            .unwrap();
         for (what, wrong) in [
             ("variant", wrong_variant),
             ("hash key", wrong_key),
             ("bits", wrong_size),
+            ("hash function", wrong_function),
         ] {
             let e = a.union_dyn(&*wrong).unwrap_err();
             assert!(

@@ -10,14 +10,26 @@
 mod common;
 
 use approxset::format::{CHECKSUM_LEN, HEADER_LEN, checksum};
-use approxset::{ApproxSet, ApproxSetExt, Error, ScalableBloomFilter, Variant, sizing};
+use approxset::{
+    ApproxSet, ApproxSetExt, Error, HashFunction, ScalableBloomFilter, Variant, sizing,
+};
 use common::proptest_config;
 use proptest::prelude::*;
 
 /// A small filter of `variant` with a few items, fixed seed.
 fn sample(variant: Variant) -> Vec<u8> {
+    sample_hashed(variant, HashFunction::SipHash13)
+}
+
+/// [`sample`] hashed with `function`.
+fn sample_hashed(variant: Variant, function: HashFunction) -> Vec<u8> {
     let n = if variant == Variant::Scalable { 8 } else { 64 };
-    let mut f = variant.builder().seed(9).build(n, 0.01).unwrap();
+    let mut f = variant
+        .builder()
+        .seed(9)
+        .hash(function)
+        .build(n, 0.01)
+        .unwrap();
     for i in 0..40u32 {
         f.insert_bytes(format!("held-{i}").as_bytes()).unwrap();
     }
@@ -64,9 +76,16 @@ fn bloom_body(at: usize) -> Vec<Field> {
     ]
 }
 
-/// Every numeric field of a saved `variant` (for the scalable filter, the
-/// header and every stage's body).
+/// Every numeric field of a saved `variant` (the envelope's hash function
+/// byte; for the scalable filter, the header and every stage's body).
 fn fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
+    let mut out = vec![int("hash function", 7, 1)];
+    out.extend(body_fields(variant, bytes));
+    out
+}
+
+/// The fields of [`fields`] after the envelope.
+fn body_fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
     let h = HEADER_LEN;
     match variant {
         Variant::Classic | Variant::Partitioned | Variant::Counting | Variant::Blocked => {
@@ -106,10 +125,10 @@ use approxset::hash::splitmix64 as next;
 
 /// The values each field takes in turn, as raw little-endian bits.
 fn values(field: Field, original: u64, rng: &mut u64) -> Vec<u64> {
-    let max = if field.width == 8 {
-        u64::MAX
-    } else {
-        u64::from(u32::MAX)
+    let max = match field.width {
+        8 => u64::MAX,
+        4 => u64::from(u32::MAX),
+        _ => u64::from(u8::MAX),
     };
     let mut out = vec![0, 1, 2, max, max - 1];
     for _ in 0..6 {
@@ -234,8 +253,11 @@ fn forged_fields_load_cleanly_or_not_at_all() {
     let mut rng = 0xF0F0_1234;
     let mut loaded = 0;
     let mut refused = 0;
-    for &variant in Variant::ALL {
-        let bytes = sample(variant);
+    let samples = Variant::ALL.iter().flat_map(|&variant| {
+        [HashFunction::SipHash13, HashFunction::Xxh3]
+            .map(|function| (variant, sample_hashed(variant, function)))
+    });
+    for (variant, bytes) in samples {
         for field in fields(variant, &bytes) {
             let mut raw = [0u8; 8];
             raw[..field.width].copy_from_slice(&bytes[field.at..field.at + field.width]);
@@ -262,6 +284,42 @@ fn forged_fields_load_cleanly_or_not_at_all() {
         loaded > 50 && refused > 50,
         "{loaded} loaded, {refused} refused"
     );
+}
+
+/// The hash function byte: 0 before version 3, a known code the variant
+/// can use from version 3; anything else is `Corrupt`, naming it.
+#[test]
+fn forged_hash_function_bytes_are_named() {
+    for &variant in Variant::ALL {
+        let sip = sample(variant);
+        let xxh3 = sample_hashed(variant, HashFunction::Xxh3);
+        let byte7 = int("hash function", 7, 1);
+        // A file before version 3 with XXH3's code: its flags are unknown.
+        let e = approxset::load(&forge(&sip, byte7, 1)).unwrap_err();
+        assert!(
+            e.to_string().contains("unknown flags 0x01"),
+            "{variant}: {e}"
+        );
+        let e = approxset::load(&forge(&xxh3, byte7, 3)).unwrap_err();
+        assert!(matches!(e, Error::Corrupt { .. }), "{variant}: {e}");
+        assert!(
+            e.to_string().contains("unknown hash function code 3"),
+            "{variant}: {e}"
+        );
+        // Parquet's function on a variant that cannot use it.
+        let e = approxset::load(&forge(&xxh3, byte7, 2)).unwrap_err();
+        assert!(matches!(e, Error::Corrupt { .. }), "{variant}: {e}");
+        // A version-3 file saying SipHash loads as SipHash: other digests,
+        // so not the same answers, but no panic.
+        let f = approxset::load(&forge(&xxh3, byte7, 0)).unwrap();
+        assert_eq!(f.hash_key().function(), HashFunction::SipHash13);
+        // And the stream reader refuses what the loader refuses.
+        let e = approxset::read_from(&forge(&xxh3, byte7, 77)[..]).unwrap_err();
+        assert!(
+            e.to_string().contains("unknown hash function code 77"),
+            "{variant}: {e}"
+        );
+    }
 }
 
 /// A scalable sample of `stages` stages (initial capacity 8, growth 2),
@@ -384,7 +442,7 @@ fn a_full_newest_stage_loads_and_grows_on_the_next_insert() {
 
 /// Forges the scalable field `name` of the chain header to `value`.
 fn forge_chain(bytes: &[u8], name: &str, value: u64) -> Vec<u8> {
-    let field = fields(Variant::Scalable, bytes)
+    let field = body_fields(Variant::Scalable, bytes)
         .into_iter()
         .take(7)
         .find(|f| f.name == name)

@@ -1,7 +1,11 @@
 //! One key, one encoding: every path a key can take into a filter reaches
 //! the same bits, for every variant, through a saved file as well.
 
-use approxset::{ApproxSet, Deletable, Hashed, Variant};
+use approxset::{ApproxSet, Deletable, Digest, HashFunction, HashKey, Hashed, Variant};
+use xxhash_rust::{xxh3::xxh3_128_with_seed, xxh64::xxh64};
+
+/// The functions every variant can be built with.
+const FUNCTIONS: [HashFunction; 2] = [HashFunction::SipHash13, HashFunction::Xxh3];
 
 /// The ways a program can hand the key "alice…" to a filter.
 fn insert_by(path: usize, f: &mut dyn ApproxSet, s: &str) {
@@ -37,32 +41,117 @@ fn keys() -> Vec<String> {
 
 #[test]
 fn every_pair_of_paths_is_one_key_in_every_variant() {
-    for &variant in Variant::ALL {
-        for into in 0..PATHS {
-            let mut f = variant.builder().seed(11).build(1000, 0.001).unwrap();
-            for k in keys() {
-                insert_by(into, &mut *f, &k);
-            }
-            // Saved and loaded too: the file keeps the encoding.
-            let g = approxset::load(&f.to_bytes().unwrap()).unwrap();
-            for out in 0..PATHS {
+    for function in FUNCTIONS {
+        for &variant in Variant::ALL {
+            for into in 0..PATHS {
+                let mut f = variant
+                    .builder()
+                    .seed(11)
+                    .hash(function)
+                    .build(1000, 0.001)
+                    .unwrap();
                 for k in keys() {
-                    assert!(
-                        contains_by(out, &*f, &k) && contains_by(out, &*g, &k),
-                        "{variant}: inserted by path {into}, absent by path {out}: {k}"
-                    );
+                    insert_by(into, &mut *f, &k);
+                }
+                // Saved and loaded too: the file keeps the encoding and
+                // the function.
+                let g = approxset::load(&f.to_bytes().unwrap()).unwrap();
+                assert_eq!(g.hash_key(), f.hash_key(), "{variant} {function}");
+                for out in 0..PATHS {
+                    for k in keys() {
+                        assert!(
+                            contains_by(out, &*f, &k) && contains_by(out, &*g, &k),
+                            "{variant} {function}: inserted by path {into}, absent by path \
+                             {out}: {k}"
+                        );
+                    }
                 }
             }
         }
     }
 }
 
+/// The digests of an XXH3 filter are the xxhash-rust crate's XXH3-128 of
+/// the canonical bytes, seeded with `k0 ^ k1`, whatever path the key takes
+/// (a string, its bytes, an integer, a tuple, which streams its parts);
+/// Parquet's function is the crate's xxHash64 with seed 0 in `h1`.
+#[test]
+fn xxh3_digests_are_the_crate_function_of_the_canonical_bytes() {
+    let f = Variant::Classic
+        .builder()
+        .seed(11)
+        .hash(HashFunction::Xxh3)
+        .build(1000, 0.01)
+        .unwrap();
+    let key = f.hash_key();
+    let (k0, k1) = key.to_parts();
+    assert_eq!((k0, k1), HashKey::from_seed(11).to_parts());
+    let xxh3 = |bytes: &[u8]| Digest::from_u128(xxh3_128_with_seed(bytes, k0 ^ k1));
+    for k in keys() {
+        assert_eq!(key.digest(k.as_str()), xxh3(k.as_bytes()), "{k}");
+        assert_eq!(key.digest_bytes(k.as_bytes()), xxh3(k.as_bytes()), "{k}");
+    }
+    assert_eq!(key.digest(&7u32), xxh3(&7u32.to_le_bytes()));
+    assert_eq!(key.digest(&-7i64), xxh3(&(-7i64).to_le_bytes()));
+    // A tuple: each part length-prefixed, streamed through the hasher.
+    let mut canonical = Vec::new();
+    canonical.extend_from_slice(&5u64.to_le_bytes());
+    canonical.extend_from_slice(b"alice");
+    canonical.extend_from_slice(&4u64.to_le_bytes());
+    canonical.extend_from_slice(&7u32.to_le_bytes());
+    assert_eq!(key.digest(&("alice", 7u32)), xxh3(&canonical));
+    // Not SipHash's digest, nor XXH3 of other bytes (Rust's `Hash` of
+    // "alice" appends 0xFF).
+    assert_ne!(key.digest("alice"), HashKey::from_seed(11).digest("alice"));
+    assert_ne!(key.digest("alice"), xxh3(b"alice\xff"));
+    let parquet = key.with_function(HashFunction::ParquetXxh64);
+    assert_eq!(parquet.digest("alice"), Digest::new(xxh64(b"alice", 0), 0));
+    assert_eq!(
+        parquet.digest(&("alice", 7u32)),
+        Digest::new(xxh64(&canonical, 0), 0)
+    );
+}
+
+/// Parquet's xxHash64 is refused by every variant of this release: at
+/// build, with an error naming `hash`.
+#[test]
+fn parquet_hashing_is_refused_by_every_variant_here() {
+    for &variant in Variant::ALL {
+        assert!(
+            !variant.supports_hash(HashFunction::ParquetXxh64),
+            "{variant}"
+        );
+        assert!(
+            FUNCTIONS.iter().all(|&h| variant.supports_hash(h)),
+            "{variant}"
+        );
+        let e = variant
+            .builder()
+            .seed(1)
+            .hash(HashFunction::ParquetXxh64)
+            .build(1000, 0.01)
+            .unwrap_err();
+        assert!(
+            matches!(e, approxset::Error::InvalidParameter { name: "hash", .. }),
+            "{variant}: {e}"
+        );
+        // Through a key of that function too.
+        let key = HashKey::from_seed(1).with_function(HashFunction::ParquetXxh64);
+        assert!(
+            variant.builder().hash_key(key).build(1000, 0.01).is_err(),
+            "{variant}"
+        );
+    }
+}
+
 #[test]
 fn removing_by_any_path_removes_the_same_key() {
-    for &variant in Variant::ALL.iter().filter(|v| v.supports_delete()) {
+    let deletable = Variant::ALL.iter().filter(|v| v.supports_delete());
+    for (&variant, function) in deletable.flat_map(|v| FUNCTIONS.map(|h| (v, h))) {
         let mut f: Box<dyn Deletable + Send + Sync> = variant
             .builder()
             .seed(5)
+            .hash(function)
             .build_deletable(1000, 0.001)
             .unwrap();
         f.insert("alice").unwrap();

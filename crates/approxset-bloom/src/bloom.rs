@@ -366,7 +366,8 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
             .map(|f| f as &mut dyn approxset_core::Deletable)
     }
 
-    /// The first parameter in which `other` differs: cells, hashes or key.
+    /// The first parameter in which `other` differs: cells, hashes, probe
+    /// scheme, hash function or key.
     fn check_same(&self, other: &Self) -> Result<()> {
         if self.cells.cell_count() != other.cells.cell_count() {
             return Err(Error::Incompatible {
@@ -392,6 +393,12 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
                      differently: rebuild it from its keys)",
                     self.scheme, other.scheme
                 ),
+            });
+        }
+        if self.key.function() != other.key.function() {
+            return Err(Error::Incompatible {
+                parameter: "hash function",
+                detail: format!("{} vs {}", self.key.function(), other.key.function()),
             });
         }
         if self.key != other.key {
@@ -456,7 +463,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
             cells: C::zeros(params.bits(), options.max_bytes_limit())?,
             hashes: params.hashes(),
             scheme: L::NEW_SCHEME,
-            key: options.key_or_random(),
+            key: options.key_for(C::TAG)?,
             len: 0,
             capacity,
             fp_rate,

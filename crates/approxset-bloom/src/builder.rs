@@ -88,7 +88,8 @@ impl<L: Layout, C: Cells<L>> Builder<Bloom<L, C>, FpRate> {
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) when the
     /// rate is outside (0, 1) or needs more than
     /// [`MAX_HASHES`](approxset_core::sizing::MAX_HASHES) hashes, or
-    /// `expected_items` is 0; [`Error::TooLarge`](crate::Error::TooLarge) or
+    /// `expected_items` is 0, or naming `hash` for a hash function the
+    /// layout cannot use ([`BuildOptions::key_for`]); [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
     pub fn expected_items(self, expected_items: usize) -> Result<Bloom<L, C>> {
@@ -111,7 +112,8 @@ impl<L: Layout, C: Cells<L>> Builder<Bloom<L, C>, NumBits> {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for 0 bits
-    /// or a hash count outside `1..=MAX_HASHES`;
+    /// or a hash count outside `1..=MAX_HASHES`, or naming `hash` for a
+    /// hash function the layout cannot use ([`BuildOptions::key_for`]);
     /// [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.

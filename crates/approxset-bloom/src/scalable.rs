@@ -120,13 +120,16 @@ impl ScalableBuilder {
     /// [`Error::InvalidParameter`] for `fp_rate` outside (0, 1) or below
     /// [`ScalableBloomFilter::min_fp_rate`], growth outside (1,
     /// [`MAX_GROWTH`]], tightening outside [[`MIN_TIGHTENING`], 1), or an
-    /// initial capacity of 0; [`Error::TooLarge`] or
+    /// initial capacity of 0, or naming `hash` for Parquet's xxHash64
+    /// ([`BuildOptions::key_for`]); [`Error::TooLarge`] or
     /// [`Error::AllocationFailed`] when the first stage does not fit.
     pub fn initial_capacity(self, initial_capacity: usize) -> Result<ScalableBloomFilter> {
         self.validate(initial_capacity)?;
         let mut filter = ScalableBloomFilter {
             stages: Vec::new(),
-            key: self.options.key_or_random(),
+            key: self
+                .options
+                .key_for(approxset_core::format::tag::SCALABLE)?,
             initial_capacity,
             fp_rate: self.fp_rate,
             growth: self.growth,

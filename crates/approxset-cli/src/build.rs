@@ -22,7 +22,8 @@ pub(crate) const EXAMPLES: &str = concat!(
 Examples:
   approxset build --variant classic --input /usr/share/dict/words --output words.bin
   approxset build --variant counting --fp 0.001 --items 1000000 --input keys.txt --output keys.bin
-  sort -u names.txt | approxset build --variant partitioned --seed 7 --input - --output names.bin --json"
+  sort -u names.txt | approxset build --variant partitioned --seed 7 --input - --output names.bin --json
+  approxset build --variant blocked --hash xxh3 --input trusted-ids.txt --output ids.bin"
 );
 
 /// Keys from which a progress bar is worth showing.
@@ -53,6 +54,9 @@ pub(crate) struct BuildArgs {
     #[arg(long)]
     seed: Option<u64>,
 
+    #[command(flatten)]
+    hash: crate::HashChoice,
+
     /// The keys, one per line (`-` for standard input), as raw bytes (the
     /// file need not be UTF-8; --raw-keys says what is dropped); empty lines
     /// are skipped.
@@ -79,6 +83,9 @@ pub(crate) struct BuildArgs {
 pub(crate) struct BuildRecord {
     /// The variant's name.
     variant: String,
+    /// The hash function's name (`--hash`).
+    #[serde(serialize_with = "output::hash_name")]
+    hash: approxset::HashFunction,
     /// The filter's `len()`: the inserts it accepted, as `info` reports it.
     items: u64,
     /// Keys read from the input and inserted (empty lines skipped).
@@ -105,6 +112,7 @@ impl Record for BuildRecord {
     fn fields(&self) -> Vec<(&'static str, String)> {
         vec![
             ("variant", self.variant.clone()),
+            ("hash", output::hash_shown(self.hash)),
             ("items", output::count(self.items)),
             ("keys read", output::count(self.keys)),
             ("capacity", output::count(self.capacity)),
@@ -221,7 +229,8 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     }
     let capacity = items.unwrap_or(total.max(1));
 
-    let mut builder = args.variant.builder();
+    let hash = args.hash.for_variant(args.variant)?;
+    let mut builder = args.variant.builder().hash(hash);
     if let Some(seed) = args.seed {
         builder = builder.seed(seed);
     }
@@ -255,6 +264,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     }
     BuildRecord {
         variant: filter.variant().to_owned(),
+        hash: filter.hash_key().function(),
         items: filter.len() as u64,
         keys: inserted as u64,
         capacity: filter.capacity() as u64,

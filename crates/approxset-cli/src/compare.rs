@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use approxset::{ApproxSet, Variant, sizing};
+use approxset::{ApproxSet, HashFunction, Variant, sizing};
 use clap::Args;
 use serde::Serialize;
 
@@ -23,6 +23,7 @@ Examples:
   approxset compare --items 1000000 --fp 0.001 --plot compare.svg
   approxset compare --keys /usr/share/dict/words --fp 0.01 --json
   approxset compare --variant classic,counting --seed 7
+  approxset compare --variant classic,blocked --hash xxh3
   approxset compare --sweep --plot sweep.svg";
 
 /// Keys inserted without `--items` (and without `--sweep`).
@@ -55,6 +56,9 @@ pub(crate) struct CompareArgs {
     /// Seed of the random keys and of the filters' hash keys.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
+
+    #[command(flatten)]
+    hash: crate::HashChoice,
 
     /// Only these variants (comma-separated names in any case, or aliases);
     /// all by default.
@@ -324,12 +328,12 @@ impl<K: Keys + ?Sized> KeysDyn for K {
 fn measure(
     variant: Variant,
     fp: f64,
-    seed: u64,
+    (seed, hash): (u64, HashFunction),
     (members, others): (&dyn KeysDyn, &dyn KeysDyn),
     notes: &mut Vec<String>,
 ) -> approxset::Result<CompareRow> {
     let n = members.count();
-    let mut filter = variant.builder().seed(seed).build(n, fp)?;
+    let mut filter = variant.builder().seed(seed).hash(hash).build(n, fp)?;
     let filled = members.fill_into(&mut filter);
     let refused = filled.refused.iter().filter(|&&r| r).count() as u64;
     if let Some(e) = &filled.first_error {
@@ -360,6 +364,30 @@ fn measure(
     })
 }
 
+/// The variants chosen with `--variant` (every one by default) that can be
+/// hashed with `hash`: without `--variant`, those that can; a variant
+/// named that cannot is a usage error.
+fn hashed_variants(
+    chosen: &[Variant],
+    choice: &crate::HashChoice,
+) -> Result<Vec<Variant>, CliError> {
+    for &v in chosen {
+        choice.for_variant(v)?;
+    }
+    let hash = choice.get();
+    let variants: Vec<Variant> = selected(chosen)
+        .into_iter()
+        .filter(|v| v.supports_hash(hash))
+        .collect();
+    if variants.is_empty() {
+        return Err(CliError::usage(format!(
+            "invalid --hash: no variant can use {hash} ({})",
+            hash.algorithm()
+        )));
+    }
+    Ok(variants)
+}
+
 /// Runs `approxset compare`.
 pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
     let rates = if args.sweep {
@@ -373,7 +401,7 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
     let source = KeySource::new(args)?;
     let (members, others) = source.split();
     let n = members.count();
-    let variants = selected(&args.variant);
+    let variants = hashed_variants(&args.variant, &args.hash)?;
     let bar = output::progress((variants.len() * rates.len()) as u64, json);
 
     let mut rows = Vec::new();
@@ -383,7 +411,8 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
         for &fp in &rates {
             bar.set_message(format!("{variant} at {fp}"));
             let mut warnings = Vec::new();
-            match measure(variant, fp, args.seed, (members, others), &mut warnings) {
+            let hashing = (args.seed, args.hash.get());
+            match measure(variant, fp, hashing, (members, others), &mut warnings) {
                 Ok(row) => rows.push(row),
                 // One rate a variant cannot reach does not end a sweep.
                 Err(e) if args.sweep => notes.push(format!("{variant} at {fp}: skipped: {e}")),
@@ -412,8 +441,12 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
     } else {
         format!("target FP {}", rates[0])
     };
+    let hash = match args.hash.get() {
+        HashFunction::SipHash13 => String::new(),
+        other => format!(", hash {other}"),
+    };
     report.header.push(format!(
-        "Every variant for n = {} {what}, {} non-member queries, {target}",
+        "Every variant for n = {} {what}, {} non-member queries, {target}{hash}",
         output::count(n as u64),
         output::count(others.count() as u64),
     ));

@@ -71,6 +71,9 @@ pub(crate) struct SampleArgs {
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
 
+    #[command(flatten)]
+    hash: crate::HashChoice,
+
     /// Also draw the result into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
@@ -117,6 +120,7 @@ struct Sample {
     members: KeyList,
     queries: KeyList,
     seed: u64,
+    hash: approxset::HashFunction,
 }
 
 impl Sample {
@@ -131,6 +135,7 @@ impl Sample {
             members: KeyList::numbered("member-", items)?,
             queries: KeyList::numbered("nonmember-", queries)?,
             seed: args.seed,
+            hash: args.hash.for_variant(approxset::Variant::Classic)?,
         })
     }
 
@@ -144,6 +149,7 @@ impl Sample {
     fn measure(&self, bits: u64, hashes: u32) -> Result<f64, CliError> {
         let mut filter = BloomFilter::with_num_bits(bits)
             .seed(self.seed)
+            .hash(self.hash)
             .hashes(hashes)?;
         for key in self.members.iter() {
             filter.insert_bytes(key)?;
@@ -158,8 +164,12 @@ impl Sample {
 
     /// The line describing the sample, for the human output.
     fn describe(&self, what: &str) -> String {
+        let hash = match self.hash {
+            approxset::HashFunction::SipHash13 => String::new(),
+            other => format!(", hash {other}"),
+        };
         format!(
-            "{what}: classic Bloom filter, n = {} keys member-i, {} queries nonmember-i, seed {}",
+            "{what}: classic Bloom filter, n = {} keys member-i, {} queries nonmember-i, seed {}{hash}",
             output::count(self.items()),
             output::count(self.queries.len() as u64),
             self.seed

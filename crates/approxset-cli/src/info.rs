@@ -1,6 +1,7 @@
 //! `approxset info`: what a saved filter holds. Everything comes from the
 //! library, nothing from byte offsets: the format version from the file's
-//! envelope ([`Header`]), the common facts (items, capacity, rates, memory)
+//! envelope ([`Header`]), the hash function from the filter's key, the
+//! common facts (items, capacity, rates, memory)
 //! and the variant's own parameters ([`ApproxSet::parameters`]: bits and k,
 //! counters, fingerprint width and buckets, stages, …) from the loaded
 //! filter. In the JSON record `parameters` is an object of those names,
@@ -127,6 +128,10 @@ pub(crate) struct InfoRecord {
     variant: String,
     /// The format version of the file.
     format_version: u16,
+    /// The hash function's name, as `build --hash` takes it: `siphash`,
+    /// `xxh3` or `parquet-xxh64`.
+    #[serde(serialize_with = "output::hash_name")]
+    hash: approxset::HashFunction,
     /// Items inserted (less items removed).
     items: u64,
     /// Items the filter was sized for.
@@ -155,6 +160,7 @@ impl Record for InfoRecord {
             ("file", self.file.clone()),
             ("variant", self.variant.clone()),
             ("format version", self.format_version.to_string()),
+            ("hash", output::hash_shown(self.hash)),
             ("items", output::count(self.items)),
             ("capacity", output::count(self.capacity)),
             ("target FP", output::rate(self.target_fp)),
@@ -190,6 +196,7 @@ fn record(file: &str, filter: &dyn ApproxSet, header: &Header, bytes: &[u8]) -> 
         file: file.to_owned(),
         variant: filter.variant().to_owned(),
         format_version: header.version(),
+        hash: filter.hash_key().function(),
         items: filter.len() as u64,
         capacity: filter.capacity() as u64,
         target_fp: filter.fp_rate(),
@@ -230,12 +237,15 @@ mod tests {
         for &variant in Variant::ALL {
             let r = record_of(variant);
             // The version the file was written in: 2 where the probes are
-            // mixed, 1 for the layouts that did not change.
+            // mixed, 1 for the layouts that did not change (3 only for
+            // another hash function than SipHash).
             let version = match variant {
                 Variant::Blocked | Variant::Cuckoo => 1,
-                _ => approxset::format::VERSION,
+                _ => 2,
             };
             assert_eq!(r.format_version, version, "{variant}");
+            assert_eq!(r.hash, approxset::HashFunction::SipHash13, "{variant}");
+            assert_eq!(serde_json::to_value(&r).unwrap()["hash"], "siphash");
             assert!(!r.parameters.0.is_empty(), "{variant}");
             let json = serde_json::to_value(&r).unwrap();
             let params = json["parameters"].as_object().unwrap();

@@ -232,6 +232,63 @@ impl TargetFp {
     }
 }
 
+/// `--hash`, the hash function of the filters `build`, `compare` and
+/// `experiment` make (`add` and `query` take the file's).
+#[derive(Debug, clap::Args)]
+pub(crate) struct HashChoice {
+    /// The function applied to each key's bytes, recorded in the filter.
+    /// siphash is keyed SipHash-1-3, the only choice safe when untrusted
+    /// users choose keys; xxh3 is faster, for keys no attacker chooses
+    /// (one who can pick keys can then force false positives without
+    /// knowing the filter's key); parquet-xxh64 is Parquet's unkeyed
+    /// xxHash64, for the split-block filter only.
+    #[arg(
+        long = "hash",
+        value_name = "FUNCTION",
+        default_value = "siphash",
+        value_parser = hash_parser()
+    )]
+    hash: approxset::HashFunction,
+}
+
+impl HashChoice {
+    /// The function chosen.
+    pub(crate) fn get(&self) -> approxset::HashFunction {
+        self.hash
+    }
+
+    /// The function chosen, checked to suit `variant`.
+    ///
+    /// # Errors
+    /// A usage error naming `--hash` when the variant cannot use it.
+    pub(crate) fn for_variant(
+        &self,
+        variant: approxset::Variant,
+    ) -> Result<approxset::HashFunction, CliError> {
+        if variant.supports_hash(self.hash) {
+            Ok(self.hash)
+        } else {
+            Err(CliError::usage(format!(
+                "invalid --hash: the {variant} filter cannot use {} ({}), which is for the \
+                 split-block filter only",
+                self.hash,
+                self.hash.algorithm()
+            )))
+        }
+    }
+}
+
+/// The parser of `--hash`: the names of `HashFunction::ALL`.
+fn hash_parser() -> impl clap::builder::TypedValueParser<Value = approxset::HashFunction> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        approxset::HashFunction::ALL
+            .iter()
+            .map(|&h| PossibleValue::new(h.name()).help(h.algorithm())),
+    )
+    .map(|name| name.parse::<approxset::HashFunction>().unwrap_or_default())
+}
+
 /// Checks a false-positive rate given as `--{flag}`: strictly between 0 and 1.
 pub(crate) fn check_fp(flag: &str, fp: f64) -> Result<f64, CliError> {
     if fp.is_finite() && fp > 0.0 && fp < 1.0 {

@@ -273,6 +273,20 @@ pub(crate) fn progress(len: u64, json: bool) -> ProgressBar {
     bar
 }
 
+/// A hash function in JSON: its name, as `--hash` takes it.
+pub(crate) fn hash_name<S: serde::Serializer>(
+    function: &approxset::HashFunction,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(function.name())
+}
+
+/// A hash function in the human output: its name and algorithm,
+/// `siphash (SipHash-1-3)`.
+pub(crate) fn hash_shown(function: approxset::HashFunction) -> String {
+    format!("{function} ({})", function.algorithm())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

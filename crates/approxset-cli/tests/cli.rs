@@ -690,6 +690,7 @@ fn build_query_info_round_trip_for_every_variant() {
             "file_bytes",
             "keys",
             "output",
+            "hash",
         ] {
             assert!(
                 built.get(field).is_some(),
@@ -738,9 +739,11 @@ fn build_query_info_round_trip_for_every_variant() {
             "file_bytes",
             "supports_delete",
             "parameters",
+            "hash",
         ] {
             assert!(info.get(field).is_some(), "{variant}: no {field} in {info}");
         }
+        assert_eq!(info["hash"], "siphash", "{variant}");
         assert_eq!(info["variant"], variant.as_str());
         assert_eq!(info["items"].as_u64(), Some(words.len() as u64));
         assert_eq!(info["file_bytes"].as_u64(), Some(size));
@@ -792,6 +795,91 @@ fn build_query_info_round_trip_for_every_variant() {
         .collect();
     expected.sort();
     assert_eq!(scratch.entries(), expected);
+}
+
+/// Every key path agrees under every hash function the variants take: a
+/// file the CLI builds from lines is byte for byte the filter the library
+/// builds with `insert(&str)` (same seed, size and function), `info` names
+/// the function, `add` keeps it, and the CLI answers for a file the library
+/// saved. `parquet-xxh64` is refused in one line.
+#[test]
+fn cli_lines_and_library_keys_agree_for_every_hash() {
+    let scratch = Scratch::new("hashes");
+    let keys: Vec<String> = (0..200).map(|i| format!("user-{i}@example.com")).collect();
+    let input = scratch.arg("keys.txt");
+    std::fs::write(&input, keys.join("\n")).unwrap();
+    for variant in variants() {
+        let v: approxset::Variant = variant.parse().unwrap();
+        for hash in [
+            approxset::HashFunction::SipHash13,
+            approxset::HashFunction::Xxh3,
+        ] {
+            let what = format!("{variant} {hash}");
+            let file = scratch.arg(&format!("{variant}-{hash}.bin"));
+            let built = json(&[
+                "build",
+                "--variant",
+                &variant,
+                "--seed",
+                "11",
+                "--hash",
+                hash.name(),
+                "--input",
+                &input,
+                "--output",
+                &file,
+            ]);
+            assert_eq!(built["hash"], hash.name(), "{what}");
+            let mut lib = v
+                .builder()
+                .seed(11)
+                .hash(hash)
+                .build(keys.len(), 0.01)
+                .unwrap();
+            for k in &keys {
+                lib.insert(k.as_str()).unwrap();
+            }
+            let saved = std::fs::read(&file).unwrap();
+            assert_eq!(saved, lib.to_bytes().unwrap(), "{what}: the CLI's file");
+            let loaded = approxset::load(&saved).unwrap();
+            assert_eq!(loaded.hash_key().function(), hash, "{what}");
+            assert!(keys.iter().all(|k| loaded.contains(k.as_str())), "{what}");
+            let info = json(&["info", "--filter", &file]);
+            assert_eq!(info["hash"], hash.name(), "{what}: {info}");
+            let version = match (hash, variant.as_str()) {
+                (approxset::HashFunction::Xxh3, _) => 3,
+                (_, "blocked" | "cuckoo") => 1,
+                _ => 2,
+            };
+            assert_eq!(info["format_version"].as_u64(), Some(version), "{what}");
+            // `add` hashes with the file's function.
+            let out = run(&["add", "--filter", &file, "newcomer"]);
+            succeeded(&out, &what);
+            lib.insert("newcomer").unwrap();
+            let after = std::fs::read(&file).unwrap();
+            assert_eq!(after, lib.to_bytes().unwrap(), "{what}: after add");
+            let info = json(&["info", "--filter", &file]);
+            assert_eq!(info["hash"], hash.name(), "{what}: after add");
+            // A file the library saved answers through the CLI.
+            let mine = scratch.arg(&format!("lib-{variant}-{hash}.bin"));
+            std::fs::write(&mine, lib.to_bytes().unwrap()).unwrap();
+            let present = query(&mine, &keys[..20]);
+            assert!(present.iter().all(|&p| p), "{what}");
+        }
+        let out = run(&[
+            "build",
+            "--variant",
+            &variant,
+            "--hash",
+            "parquet-xxh64",
+            "--input",
+            &input,
+            "--output",
+            &scratch.arg("parquet.bin"),
+        ]);
+        assert_fails(&out, 2, &["--hash", "parquet-xxh64"], &variant);
+    }
+    assert!(!scratch.path("parquet.bin").exists());
 }
 
 /// Checks that `info --json` of `file` gives in `parameters` exactly the

@@ -1,8 +1,9 @@
-//! Key hashing: one keyed SipHash-1-3 128-bit digest per key, and the probe
-//! sequence every Bloom-family filter derives from it.
+//! Key hashing: one 128-bit digest per key (keyed SipHash-1-3 unless the
+//! filter was built with another [`HashFunction`]), and the probe sequence
+//! every Bloom-family filter derives from it.
 //!
-//! A filter owns a [`HashKey`]; hashing an item with it gives a [`Digest`]
-//! (two 64-bit halves, `h1` and `h2`). Filters turn a digest into as many
+//! A filter owns a [`HashKey`] (the key and the function it keys); hashing
+//! an item with it gives a [`Digest`] (two 64-bit halves, `h1` and `h2`). Filters turn a digest into as many
 //! positions as they need with [`Digest::probes`] (enhanced double hashing)
 //! and [`reduce`] (multiply-shift range reduction).
 //!
@@ -18,25 +19,176 @@
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
+use std::str::FromStr;
 
 use siphasher::sip128::SipHasher13;
+use xxhash_rust::{xxh3::xxh3_128_with_seed, xxh64::xxh64};
 
 use crate::key::Key;
 
-/// The 128-bit SipHash key of a filter.
+/// The function a filter applies to a key's canonical bytes (see [`Key`]),
+/// chosen at build time and recorded in the saved file.
+///
+/// Only the function differs: every key path gives the same bytes under
+/// each. Choose [`XXH3`](Self::Xxh3) only for keys no attacker chooses
+/// (`docs/design.md`, "Hashing").
+///
+/// ```
+/// use approxset_core::hash::HashFunction;
+/// let f: HashFunction = "xxh3".parse()?;
+/// assert_eq!(f, HashFunction::Xxh3);
+/// assert_eq!(f.to_string(), "xxh3");
+/// assert_eq!(HashFunction::default(), HashFunction::SipHash13);
+/// # Ok::<(), approxset_core::hash::ParseHashFunctionError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum HashFunction {
+    /// Keyed SipHash-1-3 with 128-bit output, keyed by the whole 128-bit
+    /// [`HashKey`]: the default, and the only choice safe against keys
+    /// chosen by an attacker who does not know the filter's key.
+    #[default]
+    SipHash13,
+    /// XXH3 with 128-bit output, seeded with `k0 ^ k1` of the
+    /// [`HashKey`]: several times faster on short keys, for keys an attacker
+    /// cannot choose. `h1` is the low half, `h2` the high half.
+    Xxh3,
+    /// xxHash64 with seed 0, as Apache Parquet's split-block Bloom filters
+    /// hash: `h1` is the hash and `h2` is 0, and the key's 128 bits are
+    /// unused (zero). Only for variants that use `h1` alone (see
+    /// [`format::tag::supports_hash`](crate::format::tag::supports_hash)).
+    ParquetXxh64,
+}
+
+impl HashFunction {
+    /// Every function, in the order of their codes.
+    pub const ALL: &'static [HashFunction] = &[
+        HashFunction::SipHash13,
+        HashFunction::Xxh3,
+        HashFunction::ParquetXxh64,
+    ];
+
+    /// The name, as [`Display`](fmt::Display) prints it, [`FromStr`] reads
+    /// it and the CLI's `--hash` takes it: `siphash`, `xxh3` or
+    /// `parquet-xxh64`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            HashFunction::SipHash13 => "siphash",
+            HashFunction::Xxh3 => "xxh3",
+            HashFunction::ParquetXxh64 => "parquet-xxh64",
+        }
+    }
+
+    /// The algorithm in full: `SipHash-1-3`, `XXH3-128` or
+    /// `xxHash64 seed 0`.
+    pub const fn algorithm(self) -> &'static str {
+        match self {
+            HashFunction::SipHash13 => "SipHash-1-3",
+            HashFunction::Xxh3 => "XXH3-128",
+            HashFunction::ParquetXxh64 => "xxHash64 seed 0",
+        }
+    }
+
+    /// The function's code in the format (byte 7 of the envelope from
+    /// version 3): 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64 seed 0.
+    pub const fn code(self) -> u8 {
+        match self {
+            HashFunction::SipHash13 => 0,
+            HashFunction::Xxh3 => 1,
+            HashFunction::ParquetXxh64 => 2,
+        }
+    }
+
+    /// The function numbered `code` in the format, if any.
+    pub const fn from_code(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(HashFunction::SipHash13),
+            1 => Some(HashFunction::Xxh3),
+            2 => Some(HashFunction::ParquetXxh64),
+            _ => None,
+        }
+    }
+
+    /// Whether the function is keyed by the [`HashKey`], so that an attacker
+    /// who does not know the key cannot predict a key's positions: true for
+    /// SipHash-1-3 only. (XXH3's seed changes the digests but does not
+    /// hide them: see `docs/design.md`, "Hashing".)
+    pub const fn is_keyed(self) -> bool {
+        matches!(self, HashFunction::SipHash13)
+    }
+}
+
+impl fmt::Display for HashFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for HashFunction {
+    type Err = ParseHashFunctionError;
+
+    /// Parses a [`name`](HashFunction::name), ignoring ASCII case;
+    /// `siphash-1-3`, `xxh3-128` and `xxhash64` are aliases.
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        const ALIASES: [(&str, HashFunction); 3] = [
+            ("siphash-1-3", HashFunction::SipHash13),
+            ("xxh3-128", HashFunction::Xxh3),
+            ("xxhash64", HashFunction::ParquetXxh64),
+        ];
+        HashFunction::ALL
+            .iter()
+            .map(|&f| (f.name(), f))
+            .chain(ALIASES)
+            .find(|(name, _)| name.eq_ignore_ascii_case(s))
+            .map(|(_, f)| f)
+            .ok_or_else(|| ParseHashFunctionError {
+                input: s.to_owned(),
+            })
+    }
+}
+
+/// The error of parsing an unknown hash function name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseHashFunctionError {
+    input: String,
+}
+
+impl fmt::Display for ParseHashFunctionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown hash function {:?}, expected one of ",
+            self.input
+        )?;
+        for (i, h) in HashFunction::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(h.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseHashFunctionError {}
+
+/// The hash key of a filter: 128 key bits and the [`HashFunction`] they
+/// key (SipHash-1-3 unless [`with_function`](Self::with_function) says
+/// otherwise).
 ///
 /// The key is part of a filter's identity: two filters can only be combined
-/// or compared when their keys are equal, and a filter saved to disk must be
-/// reloaded with its key. [`HashKey::random`] (the default of every builder)
-/// makes the filter's positions unpredictable to whoever chooses the keys
-/// inserted into it, like the standard library's `RandomState`;
-/// [`HashKey::from_seed`] gives reproducible filters.
+/// or compared when their keys (function included) are equal, and a filter
+/// saved to disk must be reloaded with its key. [`HashKey::random`] (the
+/// default of every builder) makes the filter's positions unpredictable to
+/// whoever chooses the keys inserted into it, like the standard library's
+/// `RandomState`; [`HashKey::from_seed`] gives reproducible filters.
 ///
-/// `Debug` does not print the key, so logs do not leak it.
+/// `Debug` does not print the key bits, so logs do not leak them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HashKey {
     k0: u64,
     k1: u64,
+    function: HashFunction,
 }
 
 impl HashKey {
@@ -44,10 +196,10 @@ impl HashKey {
     /// standard library's `RandomState`).
     pub fn random() -> Self {
         let state = RandomState::new();
-        HashKey {
-            k0: state.hash_one(0x5eed_0000_u64),
-            k1: state.hash_one(0x5eed_0001_u64),
-        }
+        HashKey::from_parts(
+            state.hash_one(0x5eed_0000_u64),
+            state.hash_one(0x5eed_0001_u64),
+        )
     }
 
     /// A key derived from a 64-bit seed (by SplitMix64), for reproducible
@@ -56,20 +208,58 @@ impl HashKey {
         let mut state = seed;
         let k0 = splitmix64(&mut state);
         let k1 = splitmix64(&mut state);
-        HashKey { k0, k1 }
+        HashKey::from_parts(k0, k1)
     }
 
-    /// The key made of two 64-bit halves.
+    /// The SipHash-1-3 key made of two 64-bit halves.
     pub const fn from_parts(k0: u64, k1: u64) -> Self {
-        HashKey { k0, k1 }
+        HashKey {
+            k0,
+            k1,
+            function: HashFunction::SipHash13,
+        }
     }
 
-    /// The two 64-bit halves of the key.
+    /// This key applied to `function` instead. For
+    /// [`ParquetXxh64`](HashFunction::ParquetXxh64), which takes no key,
+    /// the key bits become 0, so that every such key is one key (and
+    /// filters built with it can be combined).
+    ///
+    /// ```
+    /// use approxset_core::hash::{HashFunction, HashKey};
+    /// let key = HashKey::from_seed(7).with_function(HashFunction::Xxh3);
+    /// assert_eq!(key.function(), HashFunction::Xxh3);
+    /// assert_ne!(key, HashKey::from_seed(7));
+    /// assert_eq!(key.with_function(HashFunction::SipHash13), HashKey::from_seed(7));
+    /// ```
+    pub const fn with_function(self, function: HashFunction) -> Self {
+        match function {
+            HashFunction::ParquetXxh64 => HashKey {
+                k0: 0,
+                k1: 0,
+                function,
+            },
+            _ => HashKey { function, ..self },
+        }
+    }
+
+    /// The function this key keys.
+    pub const fn function(self) -> HashFunction {
+        self.function
+    }
+
+    /// The two 64-bit halves of the key (the function aside).
     pub const fn to_parts(self) -> (u64, u64) {
         (self.k0, self.k1)
     }
 
-    /// The key as 16 little-endian bytes (`k0` then `k1`).
+    /// XXH3's seed: both halves folded into one, so both matter.
+    const fn xxh3_seed(self) -> u64 {
+        self.k0 ^ self.k1
+    }
+
+    /// The key bits as 16 little-endian bytes (`k0` then `k1`; the function
+    /// aside, as the format stores it).
     pub fn to_le_bytes(self) -> [u8; 16] {
         let mut out = [0u8; 16];
         out[..8].copy_from_slice(&self.k0.to_le_bytes());
@@ -77,31 +267,133 @@ impl HashKey {
         out
     }
 
-    /// The key from the 16 bytes written by [`HashKey::to_le_bytes`].
+    /// The SipHash-1-3 key from the 16 bytes written by
+    /// [`HashKey::to_le_bytes`].
     pub fn from_le_bytes(bytes: [u8; 16]) -> Self {
         let mut k0 = [0u8; 8];
         let mut k1 = [0u8; 8];
         k0.copy_from_slice(&bytes[..8]);
         k1.copy_from_slice(&bytes[8..]);
-        HashKey {
-            k0: u64::from_le_bytes(k0),
-            k1: u64::from_le_bytes(k1),
-        }
+        HashKey::from_parts(u64::from_le_bytes(k0), u64::from_le_bytes(k1))
     }
 
-    /// The digest of a key: the keyed hash of its canonical bytes (see
-    /// [`Key`]), the same on every platform; for a string or byte string,
-    /// the same as [`digest_bytes`](Self::digest_bytes).
+    /// The digest of a key: the key's function applied to its canonical
+    /// bytes (see [`Key`]), the same on every platform; for a string or
+    /// byte string, the same as [`digest_bytes`](Self::digest_bytes).
     #[inline]
     pub fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
         item.digest_under(self)
     }
 
-    /// The digest of a byte string: the same on every platform.
+    /// The digest of a byte string: the same on every platform. SipHash-1-3
+    /// and XXH3-128 give their 128 bits (`h1` the low half); xxHash64 gives
+    /// `h1` = its hash and `h2` = 0.
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
-        let hash = SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
-        Digest::from_u128(hash.as_u128())
+        match self.function {
+            HashFunction::SipHash13 => {
+                let hash = SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
+                Digest::from_u128(hash.as_u128())
+            }
+            HashFunction::Xxh3 => Digest::from_u128(xxh3_128_with_seed(bytes, self.xxh3_seed())),
+            HashFunction::ParquetXxh64 => Digest::new(xxh64(bytes, 0), 0),
+        }
+    }
+
+    /// The streaming hasher of this key, for keys written in parts.
+    pub(crate) fn hasher(&self) -> KeyHasher {
+        match self.function {
+            HashFunction::SipHash13 => KeyHasher::Sip(SipHasher13::new_with_keys(self.k0, self.k1)),
+            HashFunction::Xxh3 => KeyHasher::Xxh3(Xxh3Sink {
+                seed: self.xxh3_seed(),
+                buf: [0; XXH3_GATHER],
+                len: 0,
+                stream: None,
+            }),
+            HashFunction::ParquetXxh64 => KeyHasher::Xxh64(xxhash_rust::xxh64::Xxh64::new(0)),
+        }
+    }
+}
+
+/// The streaming form of [`HashKey::digest_bytes`]: bytes written in any
+/// pieces give the digest of their concatenation.
+pub(crate) enum KeyHasher {
+    Sip(SipHasher13),
+    Xxh3(Xxh3Sink),
+    Xxh64(xxhash_rust::xxh64::Xxh64),
+}
+
+/// Bytes of a key written in parts that XXH3 gathers before hashing them
+/// in one pass.
+const XXH3_GATHER: usize = 128;
+
+/// XXH3 of a key written in parts. xxhash-rust's seeded streaming state
+/// derives a 192-byte secret from the seed, which costs more than hashing
+/// a short key (a tuple of a short string and a `u64` took 1.4 times
+/// SipHash's time through it), so the parts are gathered here and hashed
+/// in one pass; only a key longer than the buffer streams, boxed, since
+/// that state is about 600 bytes.
+pub(crate) struct Xxh3Sink {
+    seed: u64,
+    buf: [u8; XXH3_GATHER],
+    len: usize,
+    stream: Option<Box<xxhash_rust::xxh3::Xxh3>>,
+}
+
+impl Xxh3Sink {
+    fn write(&mut self, bytes: &[u8]) {
+        if let Some(stream) = &mut self.stream {
+            stream.update(bytes);
+        } else if let Some(room) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            room.copy_from_slice(bytes);
+            self.len += bytes.len();
+        } else {
+            let mut stream = Box::new(xxhash_rust::xxh3::Xxh3::with_seed(self.seed));
+            stream.update(&self.buf[..self.len]);
+            stream.update(bytes);
+            self.stream = Some(stream);
+        }
+    }
+
+    fn digest(&self) -> u128 {
+        match &self.stream {
+            Some(stream) => stream.digest128(),
+            None => xxh3_128_with_seed(&self.buf[..self.len], self.seed),
+        }
+    }
+}
+
+impl KeyHasher {
+    /// Appends bytes.
+    #[inline]
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        match self {
+            KeyHasher::Sip(h) => std::hash::Hasher::write(h, bytes),
+            KeyHasher::Xxh3(h) => h.write(bytes),
+            KeyHasher::Xxh64(h) => h.update(bytes),
+        }
+    }
+
+    /// The digest of everything written.
+    pub(crate) fn digest(&self) -> Digest {
+        use siphasher::sip128::Hasher128;
+        match self {
+            KeyHasher::Sip(h) => Digest::from_u128(h.finish128().as_u128()),
+            KeyHasher::Xxh3(h) => Digest::from_u128(h.digest()),
+            KeyHasher::Xxh64(h) => Digest::new(h.digest(), 0),
+        }
+    }
+}
+
+impl fmt::Debug for KeyHasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The states hold the key: print the function only.
+        let name = match self {
+            KeyHasher::Sip(_) => HashFunction::SipHash13,
+            KeyHasher::Xxh3(_) => HashFunction::Xxh3,
+            KeyHasher::Xxh64(_) => HashFunction::ParquetXxh64,
+        };
+        write!(f, "KeyHasher({name}, <secret>)")
     }
 }
 
@@ -114,7 +406,7 @@ impl Default for HashKey {
 
 impl fmt::Debug for HashKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("HashKey(<secret>)")
+        write!(f, "HashKey({}, <secret>)", self.function)
     }
 }
 
@@ -395,6 +687,71 @@ mod tests {
             );
             msg.push(len.wrapping_mul(37));
         }
+    }
+
+    #[test]
+    fn each_function_is_its_crate_function_of_the_bytes() {
+        let key = HashKey::from_parts(0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908);
+        let seed = 0x0706_0504_0302_0100 ^ 0x0f0e_0d0c_0b0a_0908;
+        let xxh3 = key.with_function(HashFunction::Xxh3);
+        let parquet = key.with_function(HashFunction::ParquetXxh64);
+        let mut msg = Vec::new();
+        for len in 0..300u32 {
+            let d = xxh3.digest_bytes(&msg);
+            assert_eq!(d.to_u128(), xxh3_128_with_seed(&msg, seed), "length {len}");
+            assert_eq!(parquet.digest_bytes(&msg), Digest::new(xxh64(&msg, 0), 0));
+            assert_ne!(d, key.digest_bytes(&msg), "length {len}");
+            msg.push(len.wrapping_mul(37) as u8);
+        }
+        // xxHash64's published value for the empty input, seed 0.
+        assert_eq!(parquet.digest_bytes(b"").h1(), 0xEF46_DB37_51D8_E999);
+        // XXH3-128's published value for the empty input, seed 0.
+        assert_eq!(
+            HashKey::from_parts(0, 0)
+                .with_function(HashFunction::Xxh3)
+                .digest_bytes(b"")
+                .to_u128(),
+            0x99aa_06d3_0147_98d8_6001_c324_468d_497f
+        );
+    }
+
+    #[test]
+    fn functions_are_part_of_the_key() {
+        let key = HashKey::from_seed(1);
+        assert_eq!(key.function(), HashFunction::SipHash13);
+        let xxh3 = key.with_function(HashFunction::Xxh3);
+        assert_ne!(key, xxh3);
+        assert_eq!(xxh3.to_parts(), key.to_parts());
+        assert_eq!(xxh3.with_function(HashFunction::SipHash13), key);
+        // xxHash64 takes no key: every such key is one.
+        let p = key.with_function(HashFunction::ParquetXxh64);
+        assert_eq!(p.to_parts(), (0, 0));
+        assert_eq!(
+            p,
+            HashKey::from_seed(2).with_function(HashFunction::ParquetXxh64)
+        );
+        // The seed matters under XXH3.
+        let other = HashKey::from_seed(2).with_function(HashFunction::Xxh3);
+        assert_ne!(xxh3.digest_bytes(b"alice"), other.digest_bytes(b"alice"));
+        assert!(format!("{xxh3:?}").contains("xxh3"));
+    }
+
+    #[test]
+    fn names_and_codes_round_trip() {
+        for (i, &f) in HashFunction::ALL.iter().enumerate() {
+            assert_eq!(usize::from(f.code()), i);
+            assert_eq!(HashFunction::from_code(f.code()), Some(f));
+            assert_eq!(f.to_string().parse::<HashFunction>(), Ok(f));
+            assert_eq!(f.name().to_uppercase().parse::<HashFunction>(), Ok(f));
+        }
+        assert_eq!(HashFunction::from_code(3), None);
+        assert_eq!("siphash-1-3".parse(), Ok(HashFunction::SipHash13));
+        let err = "md5".parse::<HashFunction>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown hash function \"md5\", expected one of siphash, xxh3, parquet-xxh64"
+        );
+        assert!(HashFunction::SipHash13.is_keyed() && !HashFunction::Xxh3.is_keyed());
     }
 
     #[test]

@@ -11,12 +11,10 @@
 
 use std::hash::Hash;
 
-use siphasher::sip128::{Hasher128, SipHasher13};
+use crate::hash::{Digest, HashKey, KeyHasher};
 
-use crate::hash::{Digest, HashKey};
-
-/// Where a key writes its canonical bytes: the keyed hash of a digest, or a
-/// counter that measures a part of a tuple.
+/// Where a key writes its canonical bytes: the hash function of a digest,
+/// or a counter that measures a part of a tuple.
 #[derive(Debug)]
 pub struct KeySink {
     inner: Sink,
@@ -24,23 +22,23 @@ pub struct KeySink {
 
 #[derive(Debug)]
 enum Sink {
-    Hash(SipHasher13),
+    Hash(KeyHasher),
     Count(u64),
 }
 
 impl KeySink {
-    /// A sink feeding the keyed SipHash-1-3 of a digest.
-    pub(crate) fn hashing(k0: u64, k1: u64) -> Self {
+    /// A sink feeding the digest under `key` (its function, keyed).
+    pub(crate) fn hashing(key: &HashKey) -> Self {
         KeySink {
-            inner: Sink::Hash(SipHasher13::new_with_keys(k0, k1)),
+            inner: Sink::Hash(key.hasher()),
         }
     }
 
-    /// The 128-bit hash of everything written (zero for a counting sink).
-    pub(crate) fn finish128(&self) -> u128 {
+    /// The digest of everything written (zero for a counting sink).
+    pub(crate) fn digest(&self) -> Digest {
         match &self.inner {
-            Sink::Hash(h) => h.finish128().as_u128(),
-            Sink::Count(_) => 0,
+            Sink::Hash(h) => h.digest(),
+            Sink::Count(_) => Digest::new(0, 0),
         }
     }
 
@@ -48,7 +46,7 @@ impl KeySink {
     #[inline]
     pub fn write(&mut self, bytes: &[u8]) {
         match &mut self.inner {
-            Sink::Hash(h) => std::hash::Hasher::write(h, bytes),
+            Sink::Hash(h) => h.write(bytes),
             Sink::Count(n) => *n += bytes.len() as u64,
         }
     }
@@ -93,7 +91,7 @@ pub trait Key {
     fn write_key(&self, sink: &mut KeySink);
 
     /// The key's digest under `key`: the bytes of
-    /// [`write_key`](Self::write_key) streamed through the keyed hash.
+    /// [`write_key`](Self::write_key) streamed through the key's function.
     /// The library's keys whose canonical form is one byte string (strings,
     /// byte strings, integers, `bool`, `char`) override it to hash that
     /// string in one pass, which gives the same digest in fewer
@@ -101,10 +99,9 @@ pub trait Key {
     #[doc(hidden)]
     #[inline]
     fn digest_under(&self, key: &HashKey) -> Digest {
-        let (k0, k1) = key.to_parts();
-        let mut sink = KeySink::hashing(k0, k1);
+        let mut sink = KeySink::hashing(key);
         self.write_key(&mut sink);
-        Digest::from_u128(sink.finish128())
+        sink.digest()
     }
 }
 
@@ -334,6 +331,45 @@ mod tests {
             let s = format!("{x:x}");
             assert_eq!(key.digest(s.as_str()), streamed(s.as_bytes()));
             assert_eq!(key.digest(&(x & 1 == 1)), streamed(&[(x & 1) as u8]));
+        }
+    }
+
+    #[test]
+    fn streamed_digests_equal_one_pass_for_every_function() {
+        let mut state = 17;
+        for &function in crate::hash::HashFunction::ALL {
+            let key = HashKey::from_seed(5).with_function(function);
+            let mut msg = Vec::new();
+            // Past XXH3's 240-byte short path and its 1 KiB stripes.
+            for len in 0..1100 {
+                assert_eq!(
+                    key.digest(&Bytewise(&msg)),
+                    key.digest_bytes(&msg),
+                    "{function} {len}"
+                );
+                msg.push(crate::hash::splitmix64(&mut state) as u8);
+            }
+            let mut tuple = Vec::new();
+            tuple.extend_from_slice(&2u64.to_le_bytes());
+            tuple.extend_from_slice(b"ab");
+            tuple.extend_from_slice(&8u64.to_le_bytes());
+            tuple.extend_from_slice(&7u64.to_le_bytes());
+            assert_eq!(
+                key.digest(&("ab", 7u64)),
+                key.digest_bytes(&tuple),
+                "{function}"
+            );
+            // Parts that overflow XXH3's gathering buffer in one write.
+            for long in [120, 128, 300] {
+                let part = "x".repeat(long);
+                let mut tuple = Vec::new();
+                tuple.extend_from_slice(&1u64.to_le_bytes());
+                tuple.push(b'a');
+                tuple.extend_from_slice(&(long as u64).to_le_bytes());
+                tuple.extend_from_slice(part.as_bytes());
+                let digest = key.digest(&("a", part.as_str()));
+                assert_eq!(digest, key.digest_bytes(&tuple), "{function} {long}");
+            }
         }
     }
 

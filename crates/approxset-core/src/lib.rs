@@ -48,7 +48,7 @@ mod traits;
 
 pub use concurrent::{ConcurrentApproxSet, ConcurrentApproxSetExt};
 pub use error::{Error, Result};
-pub use hash::{Digest, HashKey, ProbeScheme};
+pub use hash::{Digest, HashFunction, HashKey, ProbeScheme};
 pub use key::{Hashed, Key, KeySink};
 #[doc(hidden)]
 pub use macros::same_type;

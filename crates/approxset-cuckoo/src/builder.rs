@@ -58,7 +58,8 @@ impl CuckooBuilder {
     /// fingerprints reach; a filter of 9 items needs 9/(2³² − 1)),
     /// `expected_items` when it is 0, and `fingerprint_bits` when the width
     /// is outside 4..=32 or gives a rate above the target at
-    /// `expected_items` items;
+    /// `expected_items` items, and `hash` for Parquet's xxHash64
+    /// ([`BuildOptions::key_for`]);
     /// [`Error::TooLarge`](crate::Error::TooLarge) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
@@ -74,7 +75,7 @@ impl CuckooBuilder {
         let max_bytes = self.options.max_bytes_limit();
         check_memory(Table::bytes_for(buckets, bits), max_bytes)?;
         let table = Table::new(buckets as usize, bits, max_bytes)?;
-        let key = self.options.key_or_random();
+        let key = self.options.key_for(approxset_core::format::tag::CUCKOO)?;
         Ok(CuckooFilter {
             table,
             victim: None,

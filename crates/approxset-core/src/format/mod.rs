@@ -10,9 +10,9 @@
 //! ```text
 //! offset  size  field
 //!      0     4  magic "APXS"
-//!      4     2  format version, u16 LE (1 or 2)
+//!      4     2  format version, u16 LE (1, 2 or 3)
 //!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked)
-//!      7     1  flags, 0
+//!      7     1  hash function (version 3: 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64); 0 before
 //!      8     8  total length in bytes, checksum included, u64 LE
 //!     16    16  hash key k0, k1, u64 LE each
 //!     32     …  variant parameters (u64 / u32 / f64 LE fields)
@@ -21,7 +21,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::hash::HashKey;
+use crate::hash::{HashFunction, HashKey};
 
 mod checksum;
 mod stream;
@@ -33,12 +33,17 @@ pub use stream::{DEFAULT_READ_LIMIT, read_all, read_all_limited};
 pub const MAGIC: [u8; 4] = *b"APXS";
 
 /// The newest format version this library reads and writes. Version 2
-/// (this release) adds the probe scheme of the Bloom filters' cell
-/// parameters ([`ProbeScheme`](crate::ProbeScheme)); a filter is written in
-/// the oldest version that describes it, so a file a filter of version 1
-/// was loaded from is written back byte for byte, and the variants that did
-/// not change (blocked, cuckoo) stay version 1 for older readers.
-pub const VERSION: u16 = 2;
+/// added the probe scheme of the Bloom filters' cell parameters
+/// ([`ProbeScheme`](crate::ProbeScheme)); version 3 (this release) records
+/// the [`HashFunction`] in byte 7, which was 0 before. A filter is written
+/// in the oldest version that describes it, so a file a filter of version 1
+/// was loaded from is written back byte for byte, the variants that did not
+/// change (blocked, cuckoo) stay version 1 for older readers, and only a
+/// filter hashed with another function than SipHash-1-3 is version 3.
+pub const VERSION: u16 = 3;
+
+/// The first version that records the hash function (byte 7).
+pub const HASH_FUNCTION_VERSION: u16 = 3;
 
 /// The version [`Writer::new`] starts with: the first one.
 pub const FIRST_VERSION: u16 = 1;
@@ -51,6 +56,8 @@ pub const CHECKSUM_LEN: usize = 8;
 
 /// The variant tags.
 pub mod tag {
+    use crate::hash::HashFunction;
+
     /// Classic Bloom filter.
     pub const CLASSIC: u8 = 1;
     /// Partitioned Bloom filter.
@@ -76,6 +83,33 @@ pub mod tag {
             _ => return None,
         })
     }
+
+    /// Whether the variant of `tag` can be hashed with `function`: the one
+    /// place that says so, for the builders ([`BuildOptions::key_for`](crate::BuildOptions::key_for))
+    /// and the loaders ([`Reader::open`](super::Reader::open)).
+    ///
+    /// SipHash-1-3 and XXH3-128 give 128 independent bits and suit every
+    /// variant. Parquet's xxHash64 gives `h1` only (`h2` = 0): a filter that
+    /// derives several positions or a fingerprint and a bucket from both
+    /// halves would lose its independence, so it is for a layout that uses
+    /// `h1` alone, the split-block filter, and no variant of this release.
+    ///
+    /// ```
+    /// use approxset_core::format::tag;
+    /// use approxset_core::HashFunction;
+    /// assert!(tag::supports_hash(tag::CUCKOO, HashFunction::Xxh3));
+    /// assert!(!tag::supports_hash(tag::CLASSIC, HashFunction::ParquetXxh64));
+    /// ```
+    pub const fn supports_hash(tag: u8, function: HashFunction) -> bool {
+        match function {
+            // The split-block filter (tag 7) turns this on when it lands.
+            HashFunction::ParquetXxh64 => {
+                let _ = tag;
+                false
+            }
+            _ => true,
+        }
+    }
 }
 
 /// Writes a filter in the format: header, then parameters and payload
@@ -87,16 +121,22 @@ pub struct Writer {
 
 impl Writer {
     /// Starts a filter of variant `tag` hashed with `key`; `capacity` is a
-    /// size hint in bytes.
+    /// size hint in bytes. A key of another function than SipHash-1-3
+    /// records it in byte 7, which needs version 3; a SipHash-1-3 key
+    /// leaves byte 7 at 0, as every version wrote it.
     pub fn new(tag: u8, key: HashKey, capacity: usize) -> Self {
         let mut buf = Vec::with_capacity(capacity.saturating_add(HEADER_LEN + CHECKSUM_LEN));
         buf.extend_from_slice(&MAGIC);
         buf.extend_from_slice(&FIRST_VERSION.to_le_bytes());
         buf.push(tag);
-        buf.push(0);
+        buf.push(key.function().code());
         buf.extend_from_slice(&0u64.to_le_bytes()); // total length, patched by finish
         buf.extend_from_slice(&key.to_le_bytes());
-        Writer { buf }
+        let mut w = Writer { buf };
+        if key.function() != HashFunction::SipHash13 {
+            w.require_version(HASH_FUNCTION_VERSION);
+        }
+        w
     }
 
     /// Appends a `u32`.
@@ -151,7 +191,7 @@ impl Writer {
 }
 
 /// The envelope of a serialized filter as its first 16 bytes state it:
-/// format version, variant tag, flags and total length. The one place that
+/// format version, variant tag, hash function byte and total length. The one place that
 /// reads them, for the loaders, the stream reader and tools such as
 /// `approxset info`.
 ///
@@ -169,15 +209,15 @@ impl Writer {
 pub struct Header {
     version: u16,
     tag: u8,
-    flags: u8,
+    hash_code: u8,
     total_len: u64,
 }
 
 impl Header {
     /// Reads the first 16 bytes of `bytes`, checking the magic, the version
     /// and that the announced length holds at least a header. The tag and
-    /// the flags are reported as found; [`Reader::open`] checks them after
-    /// the checksum, so that damage is reported as damage.
+    /// the hash function byte are reported as found; [`Reader::open`]
+    /// checks them after the checksum, so that damage is reported as damage.
     ///
     /// # Errors
     /// [`Error::BadMagic`], [`Error::UnsupportedVersion`],
@@ -221,7 +261,7 @@ impl Header {
         Ok(Header {
             version,
             tag: bytes[6],
-            flags: bytes[7],
+            hash_code: bytes[7],
             total_len,
         })
     }
@@ -246,18 +286,45 @@ impl Header {
         self.total_len
     }
 
-    /// Checks the flags (none are defined) and the tag.
+    /// The hash function byte 7 names: SipHash-1-3 before version 3, which
+    /// reserved the byte (as flags, 0).
     ///
     /// # Errors
-    /// [`Error::Corrupt`] for flags, [`Error::UnknownVariant`].
-    fn check_flags_and_tag(&self) -> Result<()> {
-        if self.flags != 0 {
-            return Err(Error::corrupt(format!("unknown flags {:#04x}", self.flags)));
+    /// [`Error::Corrupt`] for a byte that is not 0 before version 3, or
+    /// not a known function's code from version 3.
+    pub fn hash_function(&self) -> Result<HashFunction> {
+        let code = self.hash_code;
+        if self.version < HASH_FUNCTION_VERSION {
+            return match code {
+                0 => Ok(HashFunction::SipHash13),
+                _ => Err(Error::corrupt(format!(
+                    "unknown flags {code:#04x} (format version {} has none; the hash \
+                     function is recorded from version {HASH_FUNCTION_VERSION})",
+                    self.version
+                ))),
+            };
         }
-        if tag::name(self.tag).is_none() {
+        HashFunction::from_code(code)
+            .ok_or_else(|| Error::corrupt(format!("unknown hash function code {code}")))
+    }
+
+    /// Checks the tag, the hash function byte and that the variant can be
+    /// hashed with that function, which it returns.
+    ///
+    /// # Errors
+    /// [`Error::UnknownVariant`], [`Error::Corrupt`] for the hash function.
+    pub(crate) fn check_tag_and_hash(&self) -> Result<HashFunction> {
+        // The tag first: a newer variant may well use a newer function.
+        let Some(name) = tag::name(self.tag) else {
             return Err(Error::UnknownVariant { tag: self.tag });
+        };
+        let function = self.hash_function()?;
+        if !tag::supports_hash(self.tag, function) {
+            return Err(Error::corrupt(format!(
+                "hash function {function} on a {name} filter, which cannot use it"
+            )));
         }
-        Ok(())
+        Ok(function)
     }
 }
 
@@ -274,13 +341,15 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// Checks the envelope of `bytes` in this order: long enough for a
     /// header, magic, version, total length (so truncation and trailing
-    /// bytes are told apart from damage), checksum, flags, and a known
-    /// variant tag.
+    /// bytes are told apart from damage), checksum, the hash function byte
+    /// (0 before version 3, a known code from version 3), a known variant
+    /// tag, and a function the variant can use (see [`tag::supports_hash`];
+    /// xxHash64 takes no key, so its key bytes must be 0).
     ///
     /// # Errors
     /// [`Error::Truncated`], [`Error::BadMagic`],
     /// [`Error::UnsupportedVersion`], [`Error::TrailingBytes`],
-    /// [`Error::ChecksumMismatch`], [`Error::Corrupt`] (flags),
+    /// [`Error::ChecksumMismatch`], [`Error::Corrupt`] (hash function),
     /// [`Error::UnknownVariant`].
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
         let available = bytes.len() as u64;
@@ -304,9 +373,15 @@ impl<'a> Reader<'a> {
         if stored != computed {
             return Err(Error::ChecksumMismatch { stored, computed });
         }
-        header.check_flags_and_tag()?;
+        let function = header.check_tag_and_hash()?;
         let tag = header.tag();
-        let key = HashKey::from_le_bytes(bytes[16..32].try_into().expect("16 bytes"));
+        let stored = HashKey::from_le_bytes(bytes[16..32].try_into().expect("16 bytes"));
+        let key = stored.with_function(function);
+        if key.to_parts() != stored.to_parts() {
+            return Err(Error::corrupt(format!(
+                "hash key bytes are not 0 for {function}, which takes no key"
+            )));
+        }
         Ok(Reader {
             body,
             pos: HEADER_LEN,
@@ -341,7 +416,7 @@ impl<'a> Reader<'a> {
         self.version
     }
 
-    /// The hash key.
+    /// The hash key, with the function the file records.
     pub fn key(&self) -> HashKey {
         self.key
     }
@@ -509,8 +584,8 @@ mod tests {
         assert_eq!(
             Reader::open(&future).unwrap_err(),
             Error::UnsupportedVersion {
-                found: 3,
-                supported: 2
+                found: 4,
+                supported: 3
             }
         );
         let mut long = bytes.clone();
@@ -532,6 +607,91 @@ mod tests {
         assert_eq!(
             Reader::open(&w.finish()).unwrap_err(),
             Error::UnknownVariant { tag: 99 }
+        );
+    }
+
+    /// `sample()` with byte 7 set to `code` at `version`, checksum fixed.
+    fn with_hash_byte(version: u16, code: u8) -> Vec<u8> {
+        let mut bytes = sample();
+        bytes[4..6].copy_from_slice(&version.to_le_bytes());
+        bytes[7] = code;
+        let n = bytes.len() - CHECKSUM_LEN;
+        let sum = checksum(&bytes[..n]);
+        bytes[n..].copy_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn siphash_leaves_the_version_and_byte_7_as_they_were() {
+        let bytes = sample();
+        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), FIRST_VERSION);
+        assert_eq!(bytes[7], 0);
+        let r = Reader::open(&bytes).unwrap();
+        assert_eq!(r.key().function(), HashFunction::SipHash13);
+    }
+
+    #[test]
+    fn another_function_is_version_3_with_its_code() {
+        let key = HashKey::from_parts(1, 2).with_function(HashFunction::Xxh3);
+        let mut w = Writer::new(tag::CUCKOO, key, 0);
+        w.u64(5);
+        // A later `require_version(2)` does not lower it.
+        w.require_version(2);
+        let bytes = w.finish();
+        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 3);
+        assert_eq!(bytes[7], 1);
+        let r = Reader::open(&bytes).unwrap();
+        assert_eq!(r.key(), key);
+        assert_eq!(
+            Header::parse(&bytes).unwrap().hash_function(),
+            Ok(HashFunction::Xxh3)
+        );
+    }
+
+    #[test]
+    fn the_hash_byte_is_checked_by_version() {
+        // Before version 3 the byte is reserved: anything but 0 is refused.
+        for version in [1, 2] {
+            let err = Reader::open(&with_hash_byte(version, 1)).unwrap_err();
+            assert!(err.to_string().contains("unknown flags 0x01"), "{err}");
+        }
+        // From version 3 it is a function's code; an unknown one is named.
+        let err = Reader::open(&with_hash_byte(3, 9)).unwrap_err();
+        assert!(matches!(err, Error::Corrupt { .. }), "{err}");
+        assert!(
+            err.to_string().contains("unknown hash function code 9"),
+            "{err}"
+        );
+        // Version 3 with code 0 is SipHash, well defined.
+        let v3 = with_hash_byte(3, 0);
+        assert_eq!(Reader::open(&v3).unwrap().key(), HashKey::from_parts(1, 2));
+        // The stream reader checks the byte before reading on.
+        let err = read_all(&with_hash_byte(3, 9)[..]).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown hash function code 9"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn parquet_hashing_is_refused_where_the_variant_cannot_use_it() {
+        for t in 1..=6 {
+            assert!(!tag::supports_hash(t, HashFunction::ParquetXxh64), "{t}");
+            assert!(tag::supports_hash(t, HashFunction::Xxh3), "{t}");
+            assert!(tag::supports_hash(t, HashFunction::SipHash13), "{t}");
+        }
+        // A forged classic file (key bytes zeroed, as the function needs).
+        let mut bytes = with_hash_byte(3, 2);
+        bytes[16..32].fill(0);
+        let n = bytes.len() - CHECKSUM_LEN;
+        let sum = checksum(&bytes[..n]);
+        bytes[n..].copy_from_slice(&sum.to_le_bytes());
+        let err = Reader::open(&bytes).unwrap_err();
+        assert!(matches!(err, Error::Corrupt { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("parquet-xxh64 on a classic filter"),
+            "{err}"
         );
     }
 

@@ -12,15 +12,15 @@ use crate::error::{Error, Result};
 pub const DEFAULT_READ_LIMIT: u64 = 1 << 40;
 
 /// Bytes of the header that [`read_all_limited`] checks before reading on:
-/// magic, version, variant tag, flags and the total length.
+/// magic, version, variant tag, hash function and the total length.
 const PREFIX_LEN: usize = 16;
 
 /// Checks the first 16 bytes of a serialized filter (the [`Header`], its
-/// flags and tag, and the announced length against `max_bytes`) and returns
+/// tag and hash function, and the announced length against `max_bytes`) and returns
 /// the announced total length.
 fn check_prefix(head: &[u8; PREFIX_LEN], max_bytes: u64) -> Result<u64> {
     let header = Header::parse(head)?;
-    header.check_flags_and_tag()?;
+    header.check_tag_and_hash()?;
     let total = header.total_len();
     let limit = max_bytes.min(usize::MAX as u64);
     if total > limit {
@@ -42,7 +42,7 @@ pub fn read_all<R: Read>(reader: R) -> Result<Vec<u8>> {
 }
 
 /// Reads one serialized filter from `reader`: the first 16 bytes, which are
-/// checked at once (magic, version, flags, variant tag, and the announced
+/// checked at once (magic, version, variant tag, hash function, and the announced
 /// length against `max_bytes`), then exactly the announced length and not a
 /// byte more, so the rest of the stream stays with the caller. Memory grows
 /// with the bytes actually received, so a header announcing a huge length
@@ -59,7 +59,7 @@ pub fn read_all<R: Read>(reader: R) -> Result<Vec<u8>> {
 /// # Errors
 /// [`Error::Io`] from the reader; [`Error::Truncated`] when the stream ends
 /// early; [`Error::BadMagic`], [`Error::UnsupportedVersion`],
-/// [`Error::Corrupt`] (flags, a length shorter than a header),
+/// [`Error::Corrupt`] (hash function, a length shorter than a header),
 /// [`Error::UnknownVariant`] from the first 16 bytes; [`Error::TooLarge`]
 /// when the announced length passes `max_bytes` (or this platform's
 /// address space).
