@@ -26,7 +26,7 @@
 //! The crates behind this facade: `approxset-core` (traits, hashing, errors,
 //! [`sizing`] math, the binary [`format`](mod@format); what third-party filters depend
 //! on), `approxset-bloom` (the Bloom family: classic, partitioned, blocked,
-//! counting, scalable and the lock-free `AtomicBloomFilter`) and
+//! split-block, counting, scalable and the lock-free `AtomicBloomFilter`) and
 //! `approxset-cuckoo` (the cuckoo filter). Choosing among them:
 //! `docs/guide.md` in the repository.
 #![deny(missing_docs)]
@@ -38,7 +38,7 @@ mod variant;
 pub use approxset_bloom::{
     AtomicBloomFilter, Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic,
     CountingBloomFilter, Layout, Partitioned, PartitionedBloomFilter, ScalableBloomFilter,
-    ScalableBuilder, builder, cells,
+    ScalableBuilder, SplitBlock, SplitBlockBloomFilter, builder, cells,
 };
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, BuildOptions, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable,

@@ -11,7 +11,8 @@
 //! offset  size  field
 //!      0     4  magic "APXS"
 //!      4     2  format version, u16 LE (1 or 2)
-//!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked)
+//!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked,
+//!                 7 split-block)
 //!      7     1  flags, 0
 //!      8     8  total length in bytes, checksum included, u64 LE
 //!     16    16  hash key k0, k1, u64 LE each
@@ -34,7 +35,8 @@ pub const MAGIC: [u8; 4] = *b"APXS";
 
 /// The newest format version this library reads and writes. Version 2
 /// (this release) adds the probe scheme of the Bloom filters' cell
-/// parameters ([`ProbeScheme`](crate::ProbeScheme)); a filter is written in
+/// parameters ([`ProbeScheme`](crate::ProbeScheme)) and the split-block
+/// filter ([`tag::SPLIT_BLOCK`]); a filter is written in
 /// the oldest version that describes it, so a file a filter of version 1
 /// was loaded from is written back byte for byte, and the variants that did
 /// not change (blocked, cuckoo) stay version 1 for older readers.
@@ -63,6 +65,8 @@ pub mod tag {
     pub const SCALABLE: u8 = 5;
     /// Cache-blocked Bloom filter.
     pub const BLOCKED: u8 = 6;
+    /// Split-block Bloom filter (Parquet's layout); new in format version 2.
+    pub const SPLIT_BLOCK: u8 = 7;
 
     /// The variant name of a tag, if it is known.
     pub fn name(tag: u8) -> Option<&'static str> {
@@ -73,6 +77,7 @@ pub mod tag {
             CUCKOO => "cuckoo",
             SCALABLE => "scalable",
             BLOCKED => "blocked",
+            SPLIT_BLOCK => "split-block",
             _ => return None,
         })
     }
