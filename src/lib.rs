@@ -53,7 +53,7 @@
 //! The crates behind this facade: `approxset-core` (traits, hashing, errors,
 //! [`sizing`] math, the binary [`format`](mod@format); what third-party filters depend
 //! on), `approxset-bloom` (the Bloom family: classic, partitioned, blocked,
-//! counting, scalable and the lock-free `AtomicBloomFilter`) and
+//! split-block, counting, scalable and the lock-free `AtomicBloomFilter`) and
 //! `approxset-cuckoo` (the cuckoo filter). Everything a user needs is here,
 //! under `approxset::`. Choosing among the filters: `docs/guide.md` in the
 //! repository.
@@ -69,7 +69,7 @@ pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
 
 pub use approxset_bloom::{
     AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
-    PartitionedBloomFilter, ScalableBloomFilter,
+    PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
 };
 pub use approxset_cuckoo::CuckooFilter;
 
@@ -91,9 +91,11 @@ pub mod bloom {
     //! The generic core behind the Bloom filter types: each of
     //! [`BloomFilter`](crate::BloomFilter), [`PartitionedBloomFilter`](crate::PartitionedBloomFilter),
     //! [`BlockedBloomFilter`](crate::BlockedBloomFilter),
+    //! [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter),
     //! [`CountingBloomFilter`](crate::CountingBloomFilter) and
     //! [`AtomicBloomFilter`](crate::AtomicBloomFilter) is a [`Bloom`] of a
-    //! position [`Layout`] ([`Classic`], [`Partitioned`] or [`Blocked`])
+    //! position [`Layout`] ([`Classic`], [`Partitioned`], [`Blocked`] or
+    //! [`SplitBlock`])
     //! over [`cells`] (bits, 4-bit counters or atomic words), built by the
     //! [`builder`]s; [`ScalableBuilder`] builds the
     //! [`ScalableBloomFilter`](crate::ScalableBloomFilter).
@@ -102,7 +104,7 @@ pub mod bloom {
 
     pub use approxset_bloom::{
         Blocked, Bloom, Classic, DEFAULT_GROWTH, DEFAULT_TIGHTENING, Layout, Partitioned,
-        ScalableBuilder, builder, cells,
+        ScalableBuilder, SplitBlock, builder, cells,
     };
 }
 

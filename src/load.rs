@@ -4,7 +4,7 @@ use std::io::Read;
 
 use approxset_bloom::{
     BlockedBloomFilter, BloomFilter, CountingBloomFilter, PartitionedBloomFilter,
-    ScalableBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter,
 };
 use approxset_core::format::{Header, Reader, read_all, read_all_limited, tag};
 use approxset_core::{ApproxSet, Deletable, Error, Result};
@@ -41,6 +41,7 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
         tag::CUCKOO => Box::new(CuckooFilter::from_bytes(bytes)?),
         tag::SCALABLE => Box::new(ScalableBloomFilter::from_bytes(bytes)?),
         tag::BLOCKED => Box::new(BlockedBloomFilter::from_bytes(bytes)?),
+        tag::SPLIT_BLOCK => Box::new(SplitBlockBloomFilter::from_bytes(bytes)?),
         // Let the envelope check say what is wrong (damage or unknown tag).
         _ => {
             Reader::open(bytes)?;

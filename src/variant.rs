@@ -6,7 +6,7 @@ use std::str::FromStr;
 use approxset_bloom::cells::{BitVec, Cells};
 use approxset_bloom::{
     Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout,
-    Partitioned, PartitionedBloomFilter, ScalableBloomFilter,
+    Partitioned, PartitionedBloomFilter, ScalableBloomFilter, SplitBlock, SplitBlockBloomFilter,
 };
 use approxset_core::format::tag;
 use approxset_core::{ApproxSet, BuildOptions, Deletable, Error, HashFunction, Result};
@@ -51,6 +51,12 @@ pub enum Variant {
     /// every key's bits in one 64-byte cache line, so a lookup reads one
     /// line, at about 3 % more bits than the classic filter at 1 %.
     Blocked,
+    /// The split-block Bloom filter of Apache Parquet,
+    /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter): one bit in
+    /// each 32-bit word of one 256-bit block per key (`k` = 8), a lookup of
+    /// eight masks and one comparison, at about 10 % more bits than the
+    /// classic filter at 1 %.
+    SplitBlock,
 }
 
 impl Variant {
@@ -62,6 +68,7 @@ impl Variant {
         Variant::Cuckoo,
         Variant::Scalable,
         Variant::Blocked,
+        Variant::SplitBlock,
     ];
 
     /// The lowercase name, as [`Display`](fmt::Display) prints it and
@@ -74,6 +81,7 @@ impl Variant {
             Variant::Cuckoo => "cuckoo",
             Variant::Scalable => "scalable",
             Variant::Blocked => "blocked",
+            Variant::SplitBlock => "split-block",
         }
     }
 
@@ -82,7 +90,11 @@ impl Variant {
     pub const fn supports_delete(self) -> bool {
         match self {
             Variant::Counting | Variant::Cuckoo => true,
-            Variant::Classic | Variant::Partitioned | Variant::Scalable | Variant::Blocked => false,
+            Variant::Classic
+            | Variant::Partitioned
+            | Variant::Scalable
+            | Variant::Blocked
+            | Variant::SplitBlock => false,
         }
     }
 
@@ -112,6 +124,7 @@ impl Variant {
             Variant::Cuckoo => tag::CUCKOO,
             Variant::Scalable => tag::SCALABLE,
             Variant::Blocked => tag::BLOCKED,
+            Variant::SplitBlock => tag::SPLIT_BLOCK,
         }
     }
 
@@ -178,6 +191,7 @@ impl Variant {
             Variant::Cuckoo => CuckooFilter::plan(expected_items, fp_rate)?.into(),
             Variant::Scalable => ScalableBloomFilter::plan(expected_items, fp_rate)?,
             Variant::Blocked => BlockedBloomFilter::plan(expected_items, fp_rate)?,
+            Variant::SplitBlock => SplitBlockBloomFilter::plan(expected_items, fp_rate)?,
         };
         // A size beyond the address space (or bits beyond a u64, which a
         // counting filter of more than 2⁶¹ bytes has) is `TooLarge`, never
@@ -380,6 +394,9 @@ impl VariantBuilder {
             Variant::Cuckoo => Box::new(self.cuckoo(expected_items, fp_rate)?),
             Variant::Scalable => Box::new(self.scalable(expected_items, fp_rate)?),
             Variant::Blocked => Box::new(self.bloom::<Blocked, BitVec>(expected_items, fp_rate)?),
+            Variant::SplitBlock => {
+                Box::new(self.bloom::<SplitBlock, BitVec>(expected_items, fp_rate)?)
+            }
         })
     }
 
@@ -395,11 +412,13 @@ impl VariantBuilder {
         match self.variant {
             Variant::Counting => Ok(Box::new(self.counting(expected_items, fp_rate)?)),
             Variant::Cuckoo => Ok(Box::new(self.cuckoo(expected_items, fp_rate)?)),
-            Variant::Classic | Variant::Partitioned | Variant::Scalable | Variant::Blocked => {
-                Err(Error::DeleteUnsupported {
-                    variant: self.variant.name(),
-                })
-            }
+            Variant::Classic
+            | Variant::Partitioned
+            | Variant::Scalable
+            | Variant::Blocked
+            | Variant::SplitBlock => Err(Error::DeleteUnsupported {
+                variant: self.variant.name(),
+            }),
         }
     }
 }

@@ -6,7 +6,7 @@
 use approxset::{
     ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
     CuckooFilter, Deletable, Digest, Error, HashFunction, HashKey, PartitionedBloomFilter, Result,
-    ScalableBloomFilter, Value, Variant,
+    ScalableBloomFilter, SplitBlockBloomFilter, Value, Variant,
 };
 
 /// Pins the inherent methods of `$ty` that share a trait method's name to
@@ -55,6 +55,7 @@ fn inherent_methods_have_the_trait_signatures() {
     same_signatures!(BloomFilter, bloom);
     same_signatures!(PartitionedBloomFilter, bloom);
     same_signatures!(BlockedBloomFilter, bloom);
+    same_signatures!(SplitBlockBloomFilter, bloom);
     same_signatures!(AtomicBloomFilter, bloom);
     same_signatures!(CountingBloomFilter, bloom);
     same_signatures!(CountingBloomFilter, remove);
@@ -153,7 +154,7 @@ fn overfill_is_a_fill_status_of_the_trait() {
 
     // At capacity the estimate is the design rate (just under target) give
     // or take a few per cent of noise, so over seeds it lands on both sides.
-    let mut under_target = [0; 7];
+    let mut under_target = vec![0; Variant::ALL.len() + 1];
     for seed in 1..=12 {
         for (j, mut f) in every_filter(1_000, 0.01, seed).into_iter().enumerate() {
             let name = f.variant();
@@ -173,12 +174,17 @@ fn overfill_is_a_fill_status_of_the_trait() {
     assert!(under_target.iter().all(|&n| n > 0), "{under_target:?}");
 }
 
-/// The classic, partitioned and blocked filters union and intersect
+/// The classic, partitioned, blocked and split-block filters union and intersect
 /// through `dyn`, exactly as their inherent `union`/`intersect`; every
 /// mismatch is an error that changes nothing.
 #[test]
 fn union_and_intersection_through_dyn() {
-    for variant in [Variant::Classic, Variant::Partitioned, Variant::Blocked] {
+    for variant in [
+        Variant::Classic,
+        Variant::Partitioned,
+        Variant::Blocked,
+        Variant::SplitBlock,
+    ] {
         let build = |seed| variant.builder().seed(seed).build(1_000, 0.01).unwrap();
         let (mut a, mut b, mut whole) = (build(5), build(5), build(5));
         for i in 0..600u32 {

@@ -10,7 +10,7 @@ use approxset::bloom::{Bloom, Layout};
 use approxset::{
     ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
     ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest,
-    PartitionedBloomFilter, ScalableBloomFilter, Variant,
+    PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
 /// Batch lengths: empty, one, around the filters' chunk of 32 and the
@@ -118,6 +118,7 @@ fn overfilled_bloom_filters_decide_late_keys_right() {
         Variant::Partitioned,
         Variant::Counting,
         Variant::Blocked,
+        Variant::SplitBlock,
     ] {
         let f = filled(variant, 1_000, 4_000);
         let keys: Vec<u64> = (1..40_000).step_by(2).collect();
@@ -191,6 +192,7 @@ fn concrete_types_answer_as_one_at_a_time() {
     let mut partitioned: PartitionedBloomFilter = bloom();
     let mut counting: CountingBloomFilter = bloom();
     let mut blocked: BlockedBloomFilter = bloom();
+    let mut split: SplitBlockBloomFilter = bloom();
     let atomic: AtomicBloomFilter = bloom();
     let mut cuckoo = CuckooFilter::with_fp_rate(0.01)
         .seed(5)
@@ -205,6 +207,7 @@ fn concrete_types_answer_as_one_at_a_time() {
         partitioned.insert(&k).unwrap();
         counting.insert(&k).unwrap();
         blocked.insert(&k).unwrap();
+        split.insert(&k).unwrap();
         atomic.insert_shared(&k);
         cuckoo.insert(&k).unwrap();
         scalable.insert(&k).unwrap();
@@ -213,6 +216,7 @@ fn concrete_types_answer_as_one_at_a_time() {
     check_concrete("partitioned", &partitioned, &keys);
     check_concrete("counting", &counting, &keys);
     check_concrete("blocked", &blocked, &keys);
+    check_concrete("split-block", &split, &keys);
     check_concrete("atomic", &atomic, &keys);
     check_concrete("cuckoo", &cuckoo, &keys);
     check_concrete("scalable", &scalable, &keys);
@@ -254,6 +258,16 @@ fn concrete_types_answer_as_one_at_a_time() {
     assert!(out.iter().all(|&a| a));
     blocked.contains_batch(&members, &mut out);
     assert!(out.iter().all(|&a| a));
+    split.contains_batch(&members, &mut out);
+    assert!(out.iter().all(|&a| a));
+    // The split-block filter's one-pass batched lookup, on digests.
+    let digests: Vec<Digest> = keys.iter().map(|k| split.hash_key().digest(k)).collect();
+    check_batches(
+        "split-block inherent",
+        &digests,
+        |&d| split.contains_digest(d),
+        |w, out| split.contains_digests(w, out),
+    );
 }
 
 /// Inserts `keys` into `a` one at a time (stopping at the first error) and
@@ -328,6 +342,17 @@ fn insert_batch_builds_the_filter_that_one_at_a_time_builds() {
     }
     ApproxSetExt::insert_batch(&mut b, &(0..5_000u32).collect::<Vec<_>>()).unwrap();
     assert_eq!(a, b);
+    let mut a = SplitBlockBloomFilter::with_fp_rate(0.01)
+        .seed(2)
+        .expected_items(5_000)
+        .unwrap();
+    let mut b = a.clone();
+    for &d in &digests {
+        a.insert_digest(d).unwrap();
+    }
+    b.insert_digests(&digests).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.count_ones(), b.count_ones());
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! μ = Q·p. Bernstein's inequality bounds both tails, for small μ too
 //! (where the normal approximation fails): P(|hits − μ| ≥ t) ≤
 //! 2·exp(−t²/(2(μ + t/3))), so t = L/3 + √(L²/9 + 2Lμ) with L = ln(2/δ)
-//! and δ = 10⁻⁸ per check (21 checks: below 10⁻⁶ in all). The estimate is a
+//! and δ = 10⁻⁸ per check (24 checks: below 10⁻⁶ in all). The estimate is a
 //! model of `p` from the fill, not `p` itself; the model tolerance is 12 %
 //! of the estimate. It covers the blocked layout, whose real rate is the mean of
 //! fill_b^k over its blocks: with 1 172 blocks (the smallest filter here,

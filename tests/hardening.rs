@@ -88,9 +88,11 @@ fn fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
 fn body_fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
     let h = HEADER_LEN;
     match variant {
-        Variant::Classic | Variant::Partitioned | Variant::Counting | Variant::Blocked => {
-            bloom_body(h)
-        }
+        Variant::Classic
+        | Variant::Partitioned
+        | Variant::Counting
+        | Variant::Blocked
+        | Variant::SplitBlock => bloom_body(h),
         Variant::Cuckoo => vec![
             int("fingerprint bits", h, 4),
             int("reserved", h + 4, 4),
@@ -547,6 +549,8 @@ proptest! {
                     design.bits(), |m| sizing::fp_rate_partitioned(m - m % u64::from(k), nn, k), p),
                 Variant::Blocked => least_within_one_percent(
                     design.bits(), |m| sizing::fp_rate_blocked(m - m % 512, nn, k), p),
+                Variant::SplitBlock => k == 8 && least_within_one_percent(
+                    design.bits(), |m| sizing::fp_rate_split_block(m - m % 256, nn), p),
                 Variant::Scalable => least_within_one_percent(
                     design.bits(),
                     |m| sizing::fp_rate_partitioned(m - m % u64::from(k), nn, k),

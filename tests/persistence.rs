@@ -499,3 +499,77 @@ proptest! {
         }
     }
 }
+
+/// The split-block filter's fields: `k` is 8, the probe scheme 0, the bits
+/// whole 256-bit blocks, at most 2^32 of them, and the file version 2 (the
+/// tag is new in it); anything else is corrupt, behind a valid checksum.
+#[test]
+fn split_block_fields_are_checked() {
+    let good = sample(Variant::SplitBlock).to_bytes().unwrap();
+    let p = HEADER_LEN; // bits u64, hashes u32, probe scheme u32, len, capacity, fp_rate
+    assert_eq!(good[6], approxset::format::tag::SPLIT_BLOCK);
+    assert_eq!(u16::from_le_bytes([good[4], good[5]]), 2);
+    let bits = u64::from_le_bytes(good[p..p + 8].try_into().unwrap());
+    assert_eq!(bits % 256, 0);
+    assert_eq!(
+        u32::from_le_bytes(good[p + 8..p + 12].try_into().unwrap()),
+        8
+    );
+    let corrupt = |bad: Vec<u8>, what: &str| {
+        let err = approxset::load(&bad).unwrap_err();
+        assert!(matches!(err, Error::Corrupt { .. }), "{what}: {err}");
+        err.to_string()
+    };
+    for k in [1u32, 7, 9, 64] {
+        let msg = corrupt(patched(&good, p + 8, &k.to_le_bytes()), "hashes");
+        assert!(msg.contains("hashes is 8"), "{msg}");
+    }
+    corrupt(patched(&good, p + 12, &1u32.to_le_bytes()), "probe scheme");
+    let msg = corrupt(
+        patched(&good, p, &(bits + 64).to_le_bytes()),
+        "part of a block",
+    );
+    assert!(msg.contains("split-block filter's whole units"), "{msg}");
+    corrupt(
+        patched(&good, p, &(bits - 256).to_le_bytes()),
+        "one block fewer",
+    );
+    // 2^32 + 1 blocks: past the 32-bit block index, refused before the
+    // payload is looked at.
+    let msg = corrupt(
+        patched(&good, p, &(256u64 << 32 | 256).to_le_bytes()),
+        "too many blocks",
+    );
+    assert!(msg.contains("bytes"), "{msg}");
+    let msg = corrupt(patched(&good, 4, &1u16.to_le_bytes()), "version 1");
+    assert!(msg.contains("new in version 2"), "{msg}");
+}
+
+/// The payload is Parquet's bitset, byte for byte: block j at bytes 32j,
+/// word i of it the little-endian u32 at byte 32j + 4i, and a key with
+/// 64-bit hash h (the digest's `h1`) sets bit (x·SALTᵢ) >> 27 of word i of
+/// block ((h >> 32)·z) >> 32, x the low 32 bits of h.
+#[test]
+fn split_block_payload_is_the_parquet_bitset() {
+    const SALTS: [u32; 8] = [
+        0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947,
+        0x5c6bfb31,
+    ];
+    let f = sample(Variant::SplitBlock);
+    let bytes = f.to_bytes().unwrap();
+    let payload = &bytes[HEADER_LEN + 40..bytes.len() - CHECKSUM_LEN];
+    let z = payload.len() / 32;
+    assert_eq!(z as u64 * 256, f.memory_bytes() as u64 * 8);
+    let mut bitset = vec![0u8; payload.len()];
+    for key in members() {
+        let h = f.hash_key().digest_bytes(&key).h1();
+        let block = (((h >> 32) * z as u64) >> 32) as usize;
+        for (i, salt) in SALTS.iter().enumerate() {
+            let at = 32 * block + 4 * i;
+            let mut word = u32::from_le_bytes(bitset[at..at + 4].try_into().unwrap());
+            word |= 1 << ((h as u32).wrapping_mul(*salt) >> 27);
+            bitset[at..at + 4].copy_from_slice(&word.to_le_bytes());
+        }
+    }
+    assert_eq!(payload, &bitset[..]);
+}

@@ -176,6 +176,7 @@ fn rates_below_what_a_variant_reaches_are_invalid_fp_rate_quoting_the_value() {
         (Variant::Partitioned, sizing::MIN_FP_RATE),
         (Variant::Counting, sizing::MIN_FP_RATE),
         (Variant::Blocked, sizing::MIN_FP_RATE),
+        (Variant::SplitBlock, sizing::MIN_SPLIT_BLOCK_FP_RATE),
         (Variant::Scalable, scalable),
     ] {
         assert!(

@@ -5,8 +5,8 @@
 #![cfg(feature = "serde")]
 
 use approxset::{
-    ApproxSet, ApproxSetExt, BloomFilter, CountingBloomFilter, CuckooFilter,
-    PartitionedBloomFilter, ScalableBloomFilter,
+    ApproxSet, ApproxSetExt, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter,
+    PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -138,6 +138,16 @@ fn every_filter_round_trips() -> Result<(), approxset::Error> {
         ScalableBloomFilter::with_fp_rate(0.01)
             .seed(1)
             .initial_capacity(50)?,
+    );
+    round_trip(
+        BlockedBloomFilter::with_fp_rate(0.01)
+            .seed(1)
+            .expected_items(300)?,
+    );
+    round_trip(
+        SplitBlockBloomFilter::with_fp_rate(0.01)
+            .seed(1)
+            .expected_items(300)?,
     );
     Ok(())
 }

@@ -5,9 +5,10 @@ use std::sync::OnceLock;
 
 use approxset_core::format::Reader;
 use approxset_core::sizing::check_memory;
-use approxset_core::{Error, Result};
+use approxset_core::{Digest, Error, Result};
 
 use crate::cells::check_words;
+use crate::layout::Layout;
 
 /// A fixed-length array of bits in `u64` words, with a running count of ones.
 ///
@@ -184,6 +185,18 @@ impl BitVec {
             *ones += u64::from(was_clear);
         }
         was_clear
+    }
+
+    /// Sets the bits of `digest` by the layout's block operation
+    /// ([`Layout::block_insert`]), keeping the count; whether any was
+    /// clear, or `None` (nothing done) for a layout without one.
+    #[inline(always)]
+    pub(crate) fn insert_block<L: Layout>(&mut self, digest: Digest) -> Option<bool> {
+        let new = L::block_insert(self.words_mut(), digest)?;
+        if let Some(ones) = self.ones.get_mut() {
+            *ones += u64::from(new);
+        }
+        Some(new > 0)
     }
 
     /// Clears every bit.

@@ -16,7 +16,9 @@ use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic),
-/// [`PartitionedBloomFilter`](crate::PartitionedBloomFilter) and
+/// [`PartitionedBloomFilter`](crate::PartitionedBloomFilter),
+/// [`BlockedBloomFilter`](crate::BlockedBloomFilter),
+/// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter) and
 /// [`CountingBloomFilter`](crate::CountingBloomFilter) (4-bit counters).
 ///
 /// It never forgets: once inserted, an item is found until
@@ -98,10 +100,16 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// Inserts a precomputed digest; whether a cell changed.
     #[inline]
     pub(crate) fn add_digest(&mut self, digest: Digest) -> bool {
-        let mut changed = false;
-        for pos in self.positions(digest) {
-            changed |= self.cells.add(pos);
-        }
+        let changed = match self.cells.block_insert(digest) {
+            Some(changed) => changed,
+            None => {
+                let mut changed = false;
+                for pos in self.positions(digest) {
+                    changed |= self.cells.add(pos);
+                }
+                changed
+            }
+        };
         self.len = self.len.saturating_add(1);
         changed
     }
@@ -109,7 +117,10 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        all_probes(self.positions(digest), |pos| self.cells.is_set(pos))
+        match self.cells.block_contains(digest) {
+            Some(answer) => answer,
+            None => all_probes(self.positions(digest), |pos| self.cells.is_set(pos)),
+        }
     }
 
     /// Answers [`contains_digest`](Self::contains_digest) for every digest:
@@ -142,6 +153,11 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
             // Pass 0: ask for the lines of every key's first probes.
             let lines = if L::ONE_LINE { 1 } else { PROBE_GROUP };
             self.prefetch(chunk, lines);
+            if L::BLOCK_TEST {
+                // One pass: a whole-block test has no branch on the bits.
+                out.extend(chunk.iter().map(|&digest| self.contains_digest(digest)));
+                continue;
+            }
             // Pass 1: the first group of probes of every key. Nothing
             // branches on the bits read, so the loads of different keys
             // are independent and their misses overlap.
@@ -225,7 +241,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// How the filter places its probes: [`ProbeScheme::Mixed`] for every
     /// classic, partitioned and counting filter built by this release;
     /// [`ProbeScheme::DoubleHashing`] for one loaded from a version-1 file
-    /// (and, unused, for the blocked layout).
+    /// (and, unused, for the blocked and split-block layouts).
     pub fn probe_scheme(&self) -> ProbeScheme {
         self.scheme
     }
@@ -257,8 +273,10 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
 
     /// The false-positive rate from the current fill, by the layout's own
     /// model: (X/m)^k for the classic and partitioned layouts (and the
-    /// counting filter); for the blocked layout, the Poisson mixture over
-    /// block loads ([`fp_rate_blocked`](approxset_core::sizing::fp_rate_blocked))
+    /// counting filter); for the blocked and split-block layouts, their
+    /// Poisson mixture over block loads
+    /// ([`fp_rate_blocked`](approxset_core::sizing::fp_rate_blocked),
+    /// [`fp_rate_split_block`](approxset_core::sizing::fp_rate_split_block))
     /// at [`estimated_items`](Self::estimated_items) keys (`docs/design.md`,
     /// "API rules").
     pub fn estimated_fp_rate(&self) -> f64 {
@@ -268,7 +286,8 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The number of distinct items estimated from the fill X/m, by the
     /// layout's model: −(m/k)·ln(1 − X/m) (Swamidass and Baldi) for the
     /// classic and partitioned layouts, −(m/512)·ln(1 − X/m)/(1 − (1 −
-    /// 1/512)^k) for the blocked one. Infinite when every cell is set.
+    /// 1/512)^k) for the blocked one, −(m/256)·ln(1 − X/m)/(8/256) for the
+    /// split-block one. Infinite when every cell is set.
     pub fn estimated_items(&self) -> f64 {
         crate::estimate::items::<L>(self.cells.cell_count(), self.hashes, self.cells.nonzero())
     }
@@ -459,6 +478,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         fp_rate: f64,
         options: BuildOptions,
     ) -> Result<Self> {
+        L::check(params.bits(), params.hashes())?;
         Ok(Bloom {
             cells: C::zeros(params.bits(), options.max_bytes_limit())?,
             hashes: params.hashes(),

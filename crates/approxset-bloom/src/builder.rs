@@ -105,16 +105,18 @@ impl<L: Layout, C: Cells<L>> Builder<Bloom<L, C>, NumBits> {
     }
 
     /// Builds a filter of the chosen bit (or counter) count, rounded up to a
-    /// multiple of `hashes` for the partitioned layout, with `hashes` hash
-    /// functions.
+    /// multiple of `hashes` for the partitioned layout (of the block for the
+    /// blocked and split-block layouts), with `hashes` hash functions.
     /// Its capacity is the item count at the optimum, ⌊m·ln 2 / k⌋, and its
     /// target rate the theoretical rate there.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for 0 bits
-    /// or a hash count outside `1..=MAX_HASHES`, or naming `hash` for a
-    /// hash function the layout cannot use ([`BuildOptions::key_for`]);
-    /// [`Error::TooLarge`](crate::Error::TooLarge) or
+    /// or a hash count outside `1..=MAX_HASHES` (other than 8 for the
+    /// split-block layout), or naming `hash` for a hash function the layout
+    /// cannot use ([`BuildOptions::key_for`]);
+    /// [`Error::TooLarge`](crate::Error::TooLarge) (past 2^40 bits for the
+    /// split-block layout) or
     /// [`Error::AllocationFailed`](crate::Error::AllocationFailed) when the
     /// memory cannot be had.
     pub fn hashes(self, hashes: u32) -> Result<Bloom<L, C>> {

@@ -4,7 +4,7 @@
 //! sizing, persistence and bookkeeping are written once over this trait.
 
 use approxset_core::format::{Reader, Writer, tag};
-use approxset_core::{Error, Result, Value};
+use approxset_core::{Digest, Error, Result, Value};
 
 pub use crate::atomic::AtomicBits;
 pub use crate::bits::BitVec;
@@ -63,6 +63,22 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     #[doc(hidden)]
     #[inline]
     fn prefetch(&self, _index: u64) {}
+    /// Whether `digest` may be present, when the layout tests a key's block
+    /// at once on these cells ([`Layout::block_contains`]); `None`: test the
+    /// positions one by one.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn block_contains(&self, _digest: Digest) -> Option<bool> {
+        None
+    }
+    /// Records `digest` (whether a cell changed), when the layout sets a
+    /// key's block at once on these cells ([`Layout::block_insert`]);
+    /// `None`, with nothing done: set the positions one by one.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn block_insert(&mut self, _digest: Digest) -> Option<bool> {
+        None
+    }
     /// Empties every cell.
     #[doc(hidden)]
     fn clear(&mut self);
@@ -132,6 +148,14 @@ impl<L: Layout> Cells<L> for BitVec {
     #[inline]
     fn prefetch(&self, index: u64) {
         crate::bits::prefetch(&self.words()[(index >> 6) as usize]);
+    }
+    #[inline(always)]
+    fn block_contains(&self, digest: Digest) -> Option<bool> {
+        L::block_contains(self.words(), digest)
+    }
+    #[inline(always)]
+    fn block_insert(&mut self, digest: Digest) -> Option<bool> {
+        self.insert_block::<L>(digest)
     }
     fn clear(&mut self) {
         BitVec::clear(self)

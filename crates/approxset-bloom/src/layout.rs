@@ -1,21 +1,24 @@
 //! How a Bloom filter lays its `k` positions out over its bits: anywhere
-//! ([`Classic`]), one per slice ([`Partitioned`]) or all in one cache line
-//! ([`Blocked`]).
+//! ([`Classic`]), one per slice ([`Partitioned`]), all in one cache line
+//! ([`Blocked`]) or one in each 32-bit word of a 256-bit block
+//! ([`SplitBlock`]).
 
 use std::fmt::Debug;
 
-use approxset_core::Result;
 use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce};
 use approxset_core::sizing::{self, BloomParams};
+use approxset_core::{Error, Result};
+
+use crate::split_block;
 
 mod sealed {
     pub trait Sealed {}
 }
 
 /// The position layout of a [`Bloom`](crate::Bloom) filter. Sealed: the
-/// layouts are [`Classic`], [`Partitioned`] and [`Blocked`].
+/// layouts are [`Classic`], [`Partitioned`], [`Blocked`] and [`SplitBlock`].
 pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'static {
-    /// The variant name the filter reports (`"classic"`, `"partitioned"`).
+    /// The variant name the filter reports (`"classic"`, `"split-block"`, …).
     const NAME: &'static str;
 
     /// The variant tag of the binary format.
@@ -35,8 +38,8 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
 
     /// The probe scheme of a filter built now: [`ProbeScheme::Mixed`] for
     /// the layouts that place positions from [`Digest::probes`]; the blocked
-    /// layout places its own and records [`ProbeScheme::DoubleHashing`]
-    /// (format code 0) without using it.
+    /// and split-block layouts place their own and record
+    /// [`ProbeScheme::DoubleHashing`] (format code 0) without using it.
     const NEW_SCHEME: ProbeScheme;
 
     /// The `hashes` positions of `digest` in a filter of `bits` bits whose
@@ -52,6 +55,52 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     /// batched operations prefetch one position per key.
     #[doc(hidden)]
     const ONE_LINE: bool = false;
+
+    /// The oldest format version that has the layout's tag.
+    #[doc(hidden)]
+    const FORMAT_VERSION: u16 = 1;
+
+    /// The layout's own limits on a filter of `bits` bits (already rounded)
+    /// and `hashes` hashes, beyond the core's.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] or [`Error::TooLarge`] naming the limit.
+    #[doc(hidden)]
+    fn check(_bits: u64, _hashes: u32) -> Result<()> {
+        Ok(())
+    }
+
+    /// For a layout that keeps a key in one block: the block's bits and the
+    /// expected fraction of them one key sets, for the estimates from the
+    /// fill; `None` for a layout that spreads a key over the filter.
+    #[doc(hidden)]
+    fn block_fill(_hashes: u32) -> Option<(u64, f64)> {
+        None
+    }
+
+    /// Whether the layout tests a key's block at once
+    /// ([`block_contains`](Self::block_contains) answers), so a batched
+    /// lookup needs no second pass.
+    #[doc(hidden)]
+    const BLOCK_TEST: bool = false;
+
+    /// Whether `digest` may be in the bits `words` (of a filter of this
+    /// layout), for a layout that tests a block at once; `None`: test the
+    /// positions one by one.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn block_contains(_words: &[u64], _digest: Digest) -> Option<bool> {
+        None
+    }
+
+    /// Sets the bits of `digest` in `words` and returns how many were
+    /// clear, for a layout that sets a block at once; `None` (nothing
+    /// done): set the positions one by one.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn block_insert(_words: &mut [u64], _digest: Digest) -> Option<u32> {
+        None
+    }
 }
 
 /// The classic layout: `k` positions anywhere in the `m` bits, by enhanced
@@ -182,6 +231,12 @@ impl Layout for Blocked {
         sizing::fp_rate_blocked(bits, items, hashes)
     }
 
+    fn block_fill(hashes: u32) -> Option<(u64, f64)> {
+        let block = sizing::BLOCK_BITS;
+        let per_key = -(f64::from(hashes) * (-1.0 / block as f64).ln_1p()).exp_m1();
+        Some((block, per_key))
+    }
+
     const NEW_SCHEME: ProbeScheme = ProbeScheme::DoubleHashing;
 
     #[inline]
@@ -196,6 +251,90 @@ impl Layout for Blocked {
         SALTS[..hashes as usize]
             .iter()
             .map(move |&salt| base + (h2.wrapping_mul(salt) >> 55))
+    }
+}
+
+/// The split-block layout of Apache Parquet's Bloom filters: 256-bit blocks
+/// of eight 32-bit words; a key picks its block from the high 32 bits of
+/// `h1` and sets one bit in each word from the low 32 bits, with Parquet's
+/// salts, so a lookup is eight masks and one comparison (see
+/// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter)). `k` is always
+/// 8, and a filter has at most 2^32 blocks. Sized by the Poisson mixture
+/// over block loads ([`sizing::fp_rate_split_block`]): about 10 % more bits
+/// than the classic filter at 1 %.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SplitBlock;
+
+impl sealed::Sealed for SplitBlock {}
+
+impl Layout for SplitBlock {
+    const NAME: &'static str = "split-block";
+    const TAG: u8 = approxset_core::format::tag::SPLIT_BLOCK;
+    const ONE_LINE: bool = true;
+    const BLOCK_TEST: bool = true;
+    const FORMAT_VERSION: u16 = 2;
+
+    fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
+        sizing::split_block_params(items, fp_rate)
+    }
+
+    fn round_bits(bits: u64, _hashes: u32) -> u64 {
+        bits.div_ceil(sizing::SPLIT_BLOCK_BITS) * sizing::SPLIT_BLOCK_BITS
+    }
+
+    fn fp_rate(bits: u64, items: u64, _hashes: u32) -> f64 {
+        sizing::fp_rate_split_block(bits, items)
+    }
+
+    fn check(bits: u64, hashes: u32) -> Result<()> {
+        if hashes != sizing::SPLIT_BLOCK_HASHES {
+            return Err(Error::invalid(
+                "hashes",
+                format!(
+                    "a split-block filter sets one bit in each of its block's 8 words, \
+                     so hashes is 8, got {hashes}"
+                ),
+            ));
+        }
+        let max = sizing::MAX_SPLIT_BLOCKS * sizing::SPLIT_BLOCK_BITS;
+        if bits > max {
+            return Err(Error::TooLarge {
+                needed: u128::from(bits).div_ceil(8),
+                limit: u128::from(max / 8),
+            });
+        }
+        Ok(())
+    }
+
+    fn block_fill(_hashes: u32) -> Option<(u64, f64)> {
+        // Eight bits in eight words: never two on one bit.
+        let block = sizing::SPLIT_BLOCK_BITS;
+        Some((block, f64::from(sizing::SPLIT_BLOCK_HASHES) / block as f64))
+    }
+
+    const NEW_SCHEME: ProbeScheme = ProbeScheme::DoubleHashing;
+
+    #[inline]
+    fn positions(
+        bits: u64,
+        _hashes: u32,
+        _scheme: ProbeScheme,
+        digest: Digest,
+    ) -> impl Iterator<Item = u64> {
+        let hash = digest.h1();
+        let block = split_block::block_index(hash, bits / sizing::SPLIT_BLOCK_BITS);
+        let base = block * sizing::SPLIT_BLOCK_BITS;
+        (0..8).map(move |i| base + 32 * i as u64 + u64::from(split_block::bit_in_word(hash, i)))
+    }
+
+    #[inline(always)]
+    fn block_contains(words: &[u64], digest: Digest) -> Option<bool> {
+        Some(split_block::contains(words, digest))
+    }
+
+    #[inline(always)]
+    fn block_insert(words: &mut [u64], digest: Digest) -> Option<u32> {
+        Some(split_block::insert(words, digest))
     }
 }
 

@@ -1,5 +1,6 @@
 //! The Bloom family of approxset: the classic [`BloomFilter`], the
-//! [`PartitionedBloomFilter`], the cache-[`BlockedBloomFilter`], the
+//! [`PartitionedBloomFilter`], the cache-[`BlockedBloomFilter`], Parquet's
+//! [`SplitBlockBloomFilter`], the
 //! [`CountingBloomFilter`] (4-bit counters, with deletion), the
 //! [`ScalableBloomFilter`] (grows without passing its target rate) and the
 //! lock-free [`AtomicBloomFilter`] (the blocked layout over atomic words).
@@ -26,8 +27,9 @@
 //! # Ok::<(), approxset_bloom::Error>(())
 //! ```
 //!
-//! The classic, partitioned, blocked and counting filters are one generic
-//! [`Bloom`] core: a position [`Layout`] (classic, partitioned or blocked)
+//! The classic, partitioned, blocked, split-block and counting filters are
+//! one generic [`Bloom`] core: a position [`Layout`] (classic, partitioned,
+//! blocked or split-block)
 //! over [`cells`] (bits, 4-bit counters for the counting filter, atomic
 //! words for the atomic filter); the scalable filter chains partitioned
 //! stages. All implement [`ApproxSet`](approxset_core::ApproxSet), and an
@@ -57,6 +59,7 @@ mod persist;
 mod scalable;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod split_block;
 
 pub use approxset_core::{Error, Result};
 pub use atomic::AtomicBloomFilter;
@@ -64,9 +67,10 @@ pub use blocked::BlockedBloomFilter;
 pub use bloom::Bloom;
 pub use classic::BloomFilter;
 pub use counting::CountingBloomFilter;
-pub use layout::{Blocked, Classic, Layout, Partitioned};
+pub use layout::{Blocked, Classic, Layout, Partitioned, SplitBlock};
 pub use partitioned::PartitionedBloomFilter;
 pub use scalable::{
     DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_GROWTH, MIN_STAGES, MIN_TIGHTENING,
     ScalableBloomFilter, ScalableBuilder,
 };
+pub use split_block::SplitBlockBloomFilter;

@@ -118,6 +118,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     approxset_core::stream_methods!();
 
     pub(crate) fn write_body(&self, w: &mut Writer) {
+        w.require_version(L::FORMAT_VERSION);
         CellParams {
             cells: self.cells.cell_count(),
             hashes: self.hashes,
@@ -131,17 +132,29 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     }
 
     pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
-        let p = CellParams::read(r, C::WHAT)?;
-        if L::round_bits(p.cells, p.hashes) != p.cells {
+        if r.version() < L::FORMAT_VERSION {
             return Err(Error::corrupt(format!(
-                "{} {} do not split into {} slices",
-                p.cells,
-                C::WHAT,
-                p.hashes
+                "a {} filter in a version-{} file: the variant is new in version {}",
+                L::NAME,
+                r.version(),
+                L::FORMAT_VERSION
             )));
         }
-        // The blocked layout places its own positions: it has no scheme to
-        // choose, and records 0.
+        let p = CellParams::read(r, C::WHAT)?;
+        L::check(p.cells, p.hashes).map_err(|e| Error::corrupt(e.to_string()))?;
+        if L::round_bits(p.cells, p.hashes) != p.cells {
+            // Slices of the partitioned layout, blocks of the blocked ones.
+            return Err(Error::corrupt(format!(
+                "{} {} are not a {} filter's whole units with {} hashes (the next is {})",
+                p.cells,
+                C::WHAT,
+                L::NAME,
+                p.hashes,
+                L::round_bits(p.cells, p.hashes)
+            )));
+        }
+        // The blocked and split-block layouts place their own positions:
+        // they have no scheme to choose, and record 0.
         if L::NEW_SCHEME == ProbeScheme::DoubleHashing && p.scheme != ProbeScheme::DoubleHashing {
             return Err(Error::corrupt(format!(
                 "probe scheme {} on a {} filter, which has none (0)",

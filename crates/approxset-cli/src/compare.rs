@@ -681,6 +681,7 @@ mod tests {
                 ("cuckoo", 0.9),
                 ("scalable", 1.2),
                 ("blocked", 1.3),
+                ("split-block", 1.4),
             ] {
                 rows.push(row(variant, fp, optimum * factor));
             }
@@ -690,7 +691,7 @@ mod tests {
             .series
             .iter()
             .partition(|s| matches!(s.style, Style::LineMarks(_)));
-        assert_eq!(variants.len(), 6);
+        assert_eq!(variants.len(), 7);
         // Each curve takes a good part of the height, not a thin band.
         for series in &variants {
             let part = height_spanned(&chart, &series.points);

@@ -113,6 +113,9 @@ fn variant_help(variant: Variant) -> String {
         Variant::Cuckoo => "fingerprints in buckets of four; deletes; bounded room",
         Variant::Scalable => "stages of Bloom filters; grows past its capacity at the same FP rate",
         Variant::Blocked => "each key's bits in one 64-byte cache line",
+        Variant::SplitBlock => {
+            "Parquet's layout: one bit in each 32-bit word of a 256-bit block, k = 8"
+        }
         _ => "",
     };
     let aliases: Vec<&str> = ALIASES

@@ -93,17 +93,20 @@ pub(crate) enum Mark {
     Cross,
     /// A filled square.
     Block,
+    /// A hollow triangle, larger than the filled one.
+    OpenTriangle,
 }
 
 impl Mark {
     /// Every mark, for series to take in turn ([`mark`]).
-    pub(crate) const ALL: [Mark; 6] = [
+    pub(crate) const ALL: [Mark; 7] = [
         Mark::Dot,
         Mark::Ring,
         Mark::Square,
         Mark::Triangle,
         Mark::Cross,
         Mark::Block,
+        Mark::OpenTriangle,
     ];
 }
 
@@ -126,6 +129,7 @@ fn mark_element<'b, DB: DrawingBackend>(
         Mark::Square => Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], outline).into_dyn(),
         Mark::Block => Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], colour.filled()).into_dyn(),
         Mark::Triangle => TriangleMarker::new(at, 6, colour.filled()).into_dyn(),
+        Mark::OpenTriangle => TriangleMarker::new(at, 8, outline).into_dyn(),
         Mark::Cross => Cross::new(at, 5, outline).into_dyn(),
     }
 }

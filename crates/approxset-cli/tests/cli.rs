@@ -339,6 +339,50 @@ fn check_compare(doc: &Value, p: f64) {
     }
 }
 
+/// The split-block filter in every command: its design row (k = 8, whole
+/// 256-bit blocks, 10.53 bits per key at 1 %), build, add, query, info and
+/// compare.
+#[test]
+fn split_block_in_every_command() {
+    let doc = json(&["design", "--items", "1000000", "--fp", "0.01"]);
+    let rows = rows(&doc, &DESIGN_FIELDS);
+    let split = rows.iter().find(|r| r["variant"] == "split-block").unwrap();
+    assert_eq!(split["hashes"].as_u64(), Some(8));
+    assert_eq!(split["bits"].as_u64().unwrap() % 256, 0);
+    let per_key = num(split, "bits_per_key");
+    assert!((per_key - 10.53).abs() < 0.01, "{split}");
+    assert!(per_key <= 1.15 * num(classic_row(rows), "bits_per_key"));
+    assert!(num(split, "expected_fp") <= 0.01);
+
+    let scratch = Scratch::new("split-block");
+    let file = scratch.arg("f.bin");
+    let built = build_words("split-block", &file);
+    assert_eq!(built["variant"], "split-block");
+    let out = run(&["add", "--filter", &file, "zzz-new-key"]);
+    succeeded(&out, "add");
+    assert!(query(&file, &["zzz-new-key".to_owned()])[0]);
+    assert!(query(&file, &words()).iter().all(|&p| p));
+    let info = json(&["info", "--filter", &file]);
+    assert_eq!(info["variant"], "split-block");
+    assert_eq!(info["format_version"].as_u64(), Some(2));
+    assert_eq!(info["items"].as_u64(), Some(words().len() as u64 + 1));
+
+    let doc = json(&[
+        "compare",
+        "--items",
+        "20000",
+        "--variant",
+        "split-block",
+        "--seed",
+        "3",
+    ]);
+    let rows = doc.as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["variant"], "split-block");
+    assert_eq!(num(&rows[0], "false_negatives"), 0.0, "{}", rows[0]);
+    assert!(num(&rows[0], "measured_fp") <= 0.01 + tolerance(0.01, 20_000.0));
+}
+
 #[test]
 fn compare_measures_every_variant() {
     let doc = json(&["compare", "--items", "20000", "--fp", "0.01", "--seed", "3"]);
@@ -775,6 +819,10 @@ fn build_query_info_round_trip_for_every_variant() {
                 assert_eq!(info["supports_delete"], true);
             }
             "scalable" => assert_eq!(params["stages"].as_u64(), Some(1), "{info}"),
+            "split-block" => {
+                assert_eq!(params["bits"].as_u64().unwrap() % 256, 0, "{info}");
+                assert_eq!(params["hashes"].as_u64(), Some(8), "{info}");
+            }
             _ => assert!(params.is_object(), "{info}"),
         }
 

@@ -64,8 +64,8 @@ pub trait ApproxSet: fmt::Debug {
     /// Every `Ok` counts once in [`len`](Self::len).
     ///
     /// # Errors
-    /// The Bloom filters (classic, partitioned, blocked, counting, atomic)
-    /// never fail. The others fail as follows, and then change nothing:
+    /// The Bloom filters (classic, partitioned, blocked, split-block,
+    /// counting, atomic) never fail. The others fail as follows, and then change nothing:
     /// - [`Error::Full`](crate::Error::Full): a variant with bounded room
     ///   (the cuckoo table) has none left;
     /// - [`Error::TooManyCopies`](crate::Error::TooManyCopies): the cuckoo
@@ -159,8 +159,9 @@ pub trait ApproxSet: fmt::Debug {
     fn fp_rate(&self) -> f64;
 
     /// The false-positive rate estimated from the filter's current fill,
-    /// with the layout's own formula (the blocked filter's Poisson mixture
-    /// over block loads, the cuckoo table's rate at its load, …).
+    /// with the layout's own formula (the blocked and split-block filters'
+    /// Poisson mixtures over block loads, the cuckoo table's rate at its
+    /// load, …).
     fn estimated_fp_rate(&self) -> f64;
 
     /// The number of distinct items the filter holds, estimated from its
@@ -255,8 +256,9 @@ pub trait ApproxSet: fmt::Debug {
     /// run time: afterwards it answers `true` for everything either held.
     /// `len` becomes the sum of both.
     ///
-    /// The classic, partitioned and blocked filters union bit for bit
-    /// (exactly the filter that inserting both sets would have built).
+    /// The classic, partitioned, blocked and split-block filters union bit
+    /// for bit (exactly the filter that inserting both sets would have
+    /// built).
     ///
     /// # Errors
     /// Nothing changes on error.

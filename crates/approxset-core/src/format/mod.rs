@@ -11,7 +11,8 @@
 //! offset  size  field
 //!      0     4  magic "APXS"
 //!      4     2  format version, u16 LE (1, 2 or 3)
-//!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked)
+//!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked,
+//!                 7 split-block)
 //!      7     1  hash function (version 3: 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64); 0 before
 //!      8     8  total length in bytes, checksum included, u64 LE
 //!     16    16  hash key k0, k1, u64 LE each
@@ -34,9 +35,10 @@ pub const MAGIC: [u8; 4] = *b"APXS";
 
 /// The newest format version this library reads and writes. Version 2
 /// added the probe scheme of the Bloom filters' cell parameters
-/// ([`ProbeScheme`](crate::ProbeScheme)); version 3 (this release) records
-/// the [`HashFunction`] in byte 7, which was 0 before. A filter is written
-/// in the oldest version that describes it, so a file a filter of version 1
+/// ([`ProbeScheme`](crate::ProbeScheme)) and the split-block filter
+/// ([`tag::SPLIT_BLOCK`]); version 3 (this release) records the
+/// [`HashFunction`] in byte 7, which was 0 before. A filter is written in
+/// the oldest version that describes it, so a file a filter of version 1
 /// was loaded from is written back byte for byte, the variants that did not
 /// change (blocked, cuckoo) stay version 1 for older readers, and only a
 /// filter hashed with another function than SipHash-1-3 is version 3.
@@ -70,6 +72,8 @@ pub mod tag {
     pub const SCALABLE: u8 = 5;
     /// Cache-blocked Bloom filter.
     pub const BLOCKED: u8 = 6;
+    /// Split-block Bloom filter (Parquet's layout); new in format version 2.
+    pub const SPLIT_BLOCK: u8 = 7;
 
     /// The variant name of a tag, if it is known.
     pub fn name(tag: u8) -> Option<&'static str> {
@@ -80,6 +84,7 @@ pub mod tag {
             CUCKOO => "cuckoo",
             SCALABLE => "scalable",
             BLOCKED => "blocked",
+            SPLIT_BLOCK => "split-block",
             _ => return None,
         })
     }
@@ -91,22 +96,22 @@ pub mod tag {
     /// SipHash-1-3 and XXH3-128 give 128 independent bits and suit every
     /// variant. Parquet's xxHash64 gives `h1` only (`h2` = 0): a filter that
     /// derives several positions or a fingerprint and a bucket from both
-    /// halves would lose its independence, so it is for a layout that uses
-    /// `h1` alone, the split-block filter, and no variant of this release.
+    /// halves would lose its independence, so it is for the one layout that
+    /// uses `h1` alone, the split-block filter.
     ///
     /// ```
-    /// use approxset_core::format::tag;
-    /// use approxset_core::HashFunction;
+    /// # extern crate approxset_core as approxset;
+    /// use approxset::format::tag;
+    /// use approxset::HashFunction;
     /// assert!(tag::supports_hash(tag::CUCKOO, HashFunction::Xxh3));
     /// assert!(!tag::supports_hash(tag::CLASSIC, HashFunction::ParquetXxh64));
+    /// assert!(tag::supports_hash(tag::SPLIT_BLOCK, HashFunction::ParquetXxh64));
     /// ```
     pub const fn supports_hash(tag: u8, function: HashFunction) -> bool {
         match function {
-            // The split-block filter (tag 7) turns this on when it lands.
-            HashFunction::ParquetXxh64 => {
-                let _ = tag;
-                false
-            }
+            // Parquet's hash is a 64-bit one (h2 = 0): only the split-block
+            // layout, which reads nothing but h1, can use it.
+            HashFunction::ParquetXxh64 => tag == SPLIT_BLOCK,
             _ => true,
         }
     }

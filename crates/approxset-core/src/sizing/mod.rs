@@ -27,7 +27,10 @@ use crate::error::{Error, Result};
 mod blocked;
 mod occupancy;
 
-pub use blocked::{BLOCK_BITS, blocked_params, fp_rate_blocked};
+pub use blocked::{
+    BLOCK_BITS, MAX_SPLIT_BLOCKS, MIN_SPLIT_BLOCK_FP_RATE, SPLIT_BLOCK_BITS, SPLIT_BLOCK_HASHES,
+    blocked_params, fp_rate_blocked, fp_rate_split_block, split_block_params,
+};
 pub use occupancy::fp_rate_classic;
 
 /// The largest number of hash functions a filter accepts (`p ≈ 5·10⁻²⁰` at
@@ -557,8 +560,14 @@ mod tests {
         assert!(classic_params(10, MIN_FP_RATE).is_ok());
         assert!(partitioned_params(10, MIN_FP_RATE).is_ok());
         assert!(blocked_params(10, MIN_FP_RATE).is_ok());
+        assert!(split_block_params(10, MIN_SPLIT_BLOCK_FP_RATE).is_ok());
         for p in [MIN_FP_RATE * 0.99, 1e-300, 5e-324] {
-            for params in [classic_params, partitioned_params, blocked_params] {
+            for params in [
+                classic_params,
+                partitioned_params,
+                blocked_params,
+                split_block_params,
+            ] {
                 match params(10, p) {
                     Err(Error::InvalidParameter {
                         name: "fp_rate",

@@ -1,0 +1,411 @@
+//! The split-block Bloom filter of Apache Parquet (the SBBF of the Parquet
+//! format's `BloomFilter.md`, also Impala's, Kudu's and arrow-rs's): 256-bit
+//! blocks of eight 32-bit words, one bit set in each word.
+//!
+//! A key's 64-bit hash is its digest's `h1`: the high 32 bits pick the block
+//! by multiply-shift, ((h >> 32) · blocks) >> 32, and the low 32 bits `x`
+//! pick bit (x · SALTᵢ) >> 27 of word `i`, for Parquet's eight odd salts. A
+//! lookup computes the eight one-bit masks and compares them with the block
+//! in one AND, with no branch on the data: eight lanes of 32 bits, which the
+//! compiler turns into a handful of vector instructions. AVX2 has the
+//! 32-bit lane multiply and the per-lane shift that SSE2 lacks, so where the
+//! processor has it (detected once at run time) the same code runs compiled
+//! for AVX2; the portable build is the fallback and the reference.
+//!
+//! Word `i` of block `j` is the little-endian `u32` at bytes 32j + 4i of
+//! the payload, as in Parquet's bitset: in the filter's `u64` words it is
+//! the low half (`i` even) or the high half (`i` odd) of word 4j + i/2, so
+//! the bit is position 256j + 32i + b of the bit array.
+
+use approxset_core::Digest;
+use approxset_core::sizing::SPLIT_BLOCK_BITS;
+
+use crate::bloom::Bloom;
+use crate::layout::SplitBlock;
+
+/// A split-block Bloom filter, the layout of Apache Parquet's Bloom
+/// filters: each key sets one bit in each of the eight 32-bit words of one
+/// 256-bit block, so `contains` reads 32 bytes and tests them in one
+/// comparison. `k` is always 8; it takes about 10 % more bits than the
+/// classic filter at 1 % (`docs/design.md`, "Split-block Bloom filter").
+///
+/// ```
+/// use approxset_bloom::SplitBlockBloomFilter;
+///
+/// let mut filter = SplitBlockBloomFilter::with_fp_rate(0.01).seed(7).expected_items(10_000)?;
+/// for i in 0..10_000u32 {
+///     filter.insert(&i)?;
+/// }
+/// assert!((0..10_000u32).all(|i| filter.contains(&i)));
+/// let fp = (10_000..110_000u32).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_100, "{fp} false positives in 100,000 at a 1 % target");
+/// assert_eq!((filter.bits() % 256, filter.hashes()), (0, 8));
+/// # Ok::<(), approxset_bloom::Error>(())
+/// ```
+pub type SplitBlockBloomFilter = Bloom<SplitBlock>;
+
+/// Parquet's salts: the odd multipliers of the eight words.
+pub(crate) const SALTS: [u32; 8] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+];
+
+/// `u64` words per block.
+const BLOCK_WORDS: usize = (SPLIT_BLOCK_BITS / 64) as usize;
+
+/// The block of `hash` among `blocks` (at most 2^32): Parquet's
+/// multiply-shift of the high 32 bits.
+#[inline(always)]
+pub(crate) fn block_index(hash: u64, blocks: u64) -> u64 {
+    ((hash >> 32) * blocks) >> 32
+}
+
+/// The bit of word `i` that `hash` sets: the top five bits of its low 32
+/// bits times the word's salt.
+#[inline(always)]
+pub(crate) fn bit_in_word(hash: u64, i: usize) -> u32 {
+    (hash as u32).wrapping_mul(SALTS[i]) >> 27
+}
+
+/// The eight one-bit word masks of `hash`, one per 32-bit word.
+#[inline(always)]
+fn masks(hash: u64) -> [u32; 8] {
+    let mut lanes = [0u32; 8];
+    for (i, lane) in lanes.iter_mut().enumerate() {
+        *lane = 1 << bit_in_word(hash, i);
+    }
+    lanes
+}
+
+/// The block's eight 32-bit words: word 2w is the low half of `u64` word
+/// w, word 2w + 1 the high half (a reinterpretation on a little-endian
+/// processor, which the compiler sees through).
+#[inline(always)]
+fn lanes(block: &[u64; BLOCK_WORDS]) -> [u32; 8] {
+    let mut lanes = [0u32; 8];
+    for (i, lane) in lanes.iter_mut().enumerate() {
+        *lane = (block[i / 2] >> (32 * (i % 2))) as u32;
+    }
+    lanes
+}
+
+/// A block operation, written once and compiled both portably and for AVX2
+/// ([`run`]).
+trait BlockOp {
+    type Out;
+    fn apply(self) -> Self::Out;
+}
+
+/// Whether every mask bit of a key is set in its block.
+struct Lookup<'a> {
+    block: &'a [u64; BLOCK_WORDS],
+    hash: u64,
+}
+
+impl BlockOp for Lookup<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn apply(self) -> bool {
+        let masks = masks(self.hash);
+        // One OR of what is missing, one comparison: no branch per word.
+        let missing = lanes(self.block)
+            .iter()
+            .zip(masks)
+            .fold(0, |missing, (word, mask)| missing | (mask & !word));
+        missing == 0
+    }
+}
+
+/// Sets a key's mask bits in its block; how many were clear.
+struct Insert<'a> {
+    block: &'a mut [u64; BLOCK_WORDS],
+    hash: u64,
+}
+
+impl BlockOp for Insert<'_> {
+    type Out = u32;
+    #[inline(always)]
+    fn apply(self) -> u32 {
+        let masks = masks(self.hash);
+        // One bit per word: a word gains a bit exactly when its mask bit
+        // was clear (a lane comparison, not a population count).
+        let new = lanes(self.block)
+            .iter()
+            .zip(masks)
+            .map(|(word, mask)| u32::from(mask & !word != 0))
+            .sum();
+        for (w, word) in self.block.iter_mut().enumerate() {
+            *word |= u64::from(masks[2 * w]) | (u64::from(masks[2 * w + 1]) << 32);
+        }
+        new
+    }
+}
+
+/// Whether this processor has AVX2, detected once: 0 unknown, 1 no, 2 yes.
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static AVX2: AtomicU8 = AtomicU8::new(0);
+    match AVX2.load(Ordering::Relaxed) {
+        0 => {
+            let yes = std::is_x86_feature_detected!("avx2");
+            AVX2.store(1 + u8::from(yes), Ordering::Relaxed);
+            yes
+        }
+        known => known == 2,
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx2() -> bool {
+    false
+}
+
+/// `op` compiled for AVX2 (the 32-bit lane multiply and per-lane shifts).
+///
+/// # Safety
+/// The processor must have AVX2. (An `unsafe fn` rather than a safe
+/// `#[target_feature]` one, which needs Rust 1.86, past the MSRV.)
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn apply_avx2<O: BlockOp>(op: O) -> O::Out {
+    op.apply()
+}
+
+/// Runs `op`, on the AVX2 build when `avx2` is asked for and the processor
+/// has it, else on the portable build. The one `unsafe` call of the layout.
+#[inline]
+#[allow(unsafe_code)]
+fn run<O: BlockOp>(op: O, avx2: bool) -> O::Out {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 && has_avx2() {
+        // SAFETY: `apply_avx2` needs AVX2, and `has_avx2` has just found it
+        // on this processor (`is_x86_feature_detected!`, cached); the
+        // function's body is safe code with no other precondition.
+        return unsafe { apply_avx2(op) };
+    }
+    let _ = avx2;
+    op.apply()
+}
+
+/// The index of the first word of `hash`'s block in `words` (whole
+/// blocks).
+#[inline(always)]
+fn block_start(words: &[u64], hash: u64) -> usize {
+    let blocks = (words.len() / BLOCK_WORDS) as u64;
+    block_index(hash, blocks) as usize * BLOCK_WORDS
+}
+
+/// The block of `hash` in `words` (whole blocks).
+#[inline(always)]
+fn block(words: &[u64], hash: u64) -> &[u64; BLOCK_WORDS] {
+    let at = block_start(words, hash);
+    words[at..at + BLOCK_WORDS]
+        .try_into()
+        .expect("a whole block")
+}
+
+/// Whether `digest` may be in the filter whose bits are `words`.
+#[inline]
+pub(crate) fn contains(words: &[u64], digest: Digest) -> bool {
+    contains_on(words, digest, true)
+}
+
+/// [`contains`], on the AVX2 build when `avx2` and the processor has it.
+#[inline]
+fn contains_on(words: &[u64], digest: Digest, avx2: bool) -> bool {
+    let hash = digest.h1();
+    run(
+        Lookup {
+            block: block(words, hash),
+            hash,
+        },
+        avx2,
+    )
+}
+
+/// Sets `digest`'s eight bits in `words`; how many were clear.
+#[inline]
+pub(crate) fn insert(words: &mut [u64], digest: Digest) -> u32 {
+    insert_on(words, digest, true)
+}
+
+/// [`insert`], on the AVX2 build when `avx2` and the processor has it.
+#[inline]
+fn insert_on(words: &mut [u64], digest: Digest, avx2: bool) -> u32 {
+    let hash = digest.h1();
+    let at = block_start(words, hash);
+    let block = (&mut words[at..at + BLOCK_WORDS])
+        .try_into()
+        .expect("a whole block");
+    run(Insert { block, hash }, avx2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Layout;
+    use approxset_core::ProbeScheme;
+    use approxset_core::hash::splitmix64;
+
+    fn digest(state: &mut u64) -> Digest {
+        Digest::new(splitmix64(state), splitmix64(state))
+    }
+
+    #[test]
+    fn the_portable_and_avx2_builds_answer_alike() {
+        // On a processor without AVX2 both calls run the portable build;
+        // the cached detection agrees with the processor's (twice: the
+        // second call reads the cache).
+        #[cfg(target_arch = "x86_64")]
+        for _ in 0..2 {
+            assert_eq!(has_avx2(), std::is_x86_feature_detected!("avx2"));
+        }
+        let mut state = 0x5B_BF00;
+        let (mut hits, mut misses) = (0, 0);
+        for blocks in [1usize, 3, 64, 1000] {
+            let mut portable = vec![0u64; blocks * BLOCK_WORDS];
+            let mut avx2 = portable.clone();
+            // Fill to 60 keys per block (a false-positive rate of about a
+            // quarter), asking both builds along the way: a growing mix of
+            // hits and misses.
+            for step in 0..blocks * 60 {
+                let d = digest(&mut state);
+                assert_eq!(
+                    insert_on(&mut portable, d, false),
+                    insert_on(&mut avx2, d, true),
+                    "insert {step}"
+                );
+                assert_eq!(portable, avx2);
+                for _ in 0..4 {
+                    let q = digest(&mut state);
+                    let a = contains_on(&portable, q, false);
+                    assert_eq!(a, contains_on(&portable, q, true), "lookup at {step}");
+                    if a { hits += 1 } else { misses += 1 }
+                }
+                assert!(contains_on(&portable, d, false) && contains_on(&portable, d, true));
+            }
+        }
+        assert!(hits > 1000 && misses > 1000, "{hits} hits, {misses} misses");
+    }
+
+    #[test]
+    fn the_kernel_sets_the_bits_of_the_positions() {
+        // The positions are the reference: bit 256j + 32i + (x·SALTᵢ >> 27).
+        let mut state = 7;
+        let blocks = 37u64;
+        for _ in 0..2000 {
+            let d = digest(&mut state);
+            let mut words = vec![0u64; blocks as usize * BLOCK_WORDS];
+            assert_eq!(insert(&mut words, d), 8);
+            assert_eq!(insert(&mut words, d), 0);
+            let mut expected = vec![0u64; words.len()];
+            let bits = blocks * SPLIT_BLOCK_BITS;
+            for pos in SplitBlock::positions(bits, 8, ProbeScheme::DoubleHashing, d) {
+                expected[(pos / 64) as usize] |= 1 << (pos % 64);
+            }
+            assert_eq!(words, expected);
+            assert!(contains(&words, d));
+        }
+    }
+
+    #[test]
+    fn parquet_bytes_for_a_known_hash() {
+        // Parquet's layout by hand: block ((h >> 32)·z) >> 32, then in word
+        // i (little-endian u32 at byte 32j + 4i) bit (x·SALTᵢ) >> 27.
+        let h: u64 = 0x9E37_79B9_7F4A_7C15;
+        let z = 10u64;
+        let j = (((h >> 32) * z) >> 32) as usize;
+        let x = h as u32;
+        let mut bytes = vec![0u8; z as usize * 32];
+        for (i, salt) in SALTS.iter().enumerate() {
+            let at = 32 * j + 4 * i;
+            let word = 1u32 << (x.wrapping_mul(*salt) >> 27);
+            bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());
+        }
+        let mut words = vec![0u64; z as usize * BLOCK_WORDS];
+        insert(&mut words, Digest::new(h, 0));
+        let ours: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(ours, bytes);
+        // h2 plays no part.
+        assert!(contains(&words, Digest::new(h, 12345)));
+    }
+
+    #[test]
+    fn k_is_eight_and_blocks_at_most_two_to_the_32() {
+        use approxset_core::Error;
+        for k in [1, 7, 9, 64] {
+            let err = SplitBlockBloomFilter::with_num_bits(1024)
+                .hashes(k)
+                .unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidParameter { name: "hashes", .. }),
+                "{k}: {err}"
+            );
+        }
+        // Whole blocks, any count of them.
+        let f = SplitBlockBloomFilter::with_num_bits(1000)
+            .seed(1)
+            .hashes(8)
+            .unwrap();
+        assert_eq!((f.bits(), f.hashes()), (1024, 8));
+        let f = SplitBlockBloomFilter::with_num_bits(256 * 3)
+            .hashes(8)
+            .unwrap();
+        assert_eq!(f.bits(), 768);
+        // Past 2^32 blocks: refused before anything is allocated.
+        let err = SplitBlockBloomFilter::with_num_bits((1 << 40) + 1)
+            .hashes(8)
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::TooLarge { limit, .. } if limit == 1 << 37),
+            "{err}"
+        );
+        let err = SplitBlockBloomFilter::new(1 << 40, 0.01).unwrap_err();
+        assert!(matches!(err, Error::TooLarge { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_key_sets_one_bit_in_each_word_of_one_block() {
+        let mut f = SplitBlockBloomFilter::with_num_bits(256 * 50)
+            .seed(3)
+            .hashes(8)
+            .unwrap();
+        for i in 0..200u32 {
+            let mut g = SplitBlockBloomFilter::with_num_bits(256 * 50)
+                .seed(3)
+                .hashes(8)
+                .unwrap();
+            assert!(g.insert(&i).unwrap());
+            assert!(!g.insert(&i).unwrap());
+            assert_eq!(g.count_ones(), 8);
+            let words = g.cells().words();
+            let used: Vec<usize> = (0..words.len()).filter(|&j| words[j] != 0).collect();
+            assert_eq!(used.len(), 4, "key {i}");
+            assert_eq!(used[0] % 4, 0);
+            assert_eq!(used[3], used[0] + 3);
+            // One bit in each 32-bit half.
+            for &j in &used {
+                assert_eq!((words[j] as u32).count_ones(), 1);
+                assert_eq!(((words[j] >> 32) as u32).count_ones(), 1);
+            }
+            f.insert(&i).unwrap();
+        }
+        assert!((0..200u32).all(|i| f.contains(&i)));
+        // The running count agrees with a recount.
+        let recount: u64 = f
+            .cells()
+            .words()
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum();
+        assert_eq!(f.count_ones(), recount);
+    }
+}
