@@ -30,7 +30,8 @@ use crate::layout::SplitBlock;
 /// classic filter at 1 % (`docs/design.md`, "Split-block Bloom filter").
 ///
 /// ```
-/// use approxset_bloom::SplitBlockBloomFilter;
+/// # extern crate approxset_bloom as approxset;
+/// use approxset::SplitBlockBloomFilter;
 ///
 /// let mut filter = SplitBlockBloomFilter::with_fp_rate(0.01).seed(7).expected_items(10_000)?;
 /// for i in 0..10_000u32 {

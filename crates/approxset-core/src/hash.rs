@@ -34,7 +34,8 @@ use crate::key::Key;
 /// (`docs/design.md`, "Hashing").
 ///
 /// ```
-/// use approxset_core::hash::HashFunction;
+/// # extern crate approxset_core as approxset;
+/// use approxset::hash::HashFunction;
 /// let f: HashFunction = "xxh3".parse()?;
 /// assert_eq!(f, HashFunction::Xxh3);
 /// assert_eq!(f.to_string(), "xxh3");
@@ -226,7 +227,8 @@ impl HashKey {
     /// filters built with it can be combined).
     ///
     /// ```
-    /// use approxset_core::hash::{HashFunction, HashKey};
+    /// # extern crate approxset_core as approxset;
+    /// use approxset::hash::{HashFunction, HashKey};
     /// let key = HashKey::from_seed(7).with_function(HashFunction::Xxh3);
     /// assert_eq!(key.function(), HashFunction::Xxh3);
     /// assert_ne!(key, HashKey::from_seed(7));
