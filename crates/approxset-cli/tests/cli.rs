@@ -8,45 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+use common::{json, parsed, run, succeeded};
+
 /// z for the binomial tolerances: a false alarm is out of the question.
 const Z: f64 = 6.0;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_approxset"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// Runs with `--json`, checks success and a clean standard output, and
-/// returns the parsed document.
-fn json(args: &[&str]) -> Value {
-    let mut all = args.to_vec();
-    all.push("--json");
-    parsed(&run(&all), &format!("{args:?}"))
-}
-
-/// Checks that a run succeeded, else fails naming `what` and showing its
-/// standard error.
-fn succeeded(out: &Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Checks that a run succeeded (as [`succeeded`]) and returns its standard output parsed as one JSON
-/// document.
-fn parsed(out: &Output, what: &str) -> Value {
-    succeeded(out, what);
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{what}: stdout is not one JSON document ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
-}
 
 /// The boolean `field` (`present`, `new`, `removed`) of each key's row in
 /// the JSON answers of a successful `query`, `add` or `remove` run, checked

@@ -1,33 +1,14 @@
 //! End-to-end tests of `approxset merge`, and of what `build`, `add` and
 //! `info` report about a filter's items and overfill (issue 20).
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
+
+mod common;
+use common::{json, run};
 
 #[path = "../src/scratch.rs"]
 mod scratch;
 use scratch::Scratch;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_approxset"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// Runs with `--json`, checks success, and returns the parsed document.
-fn json(args: &[&str]) -> Value {
-    let mut all = args.to_vec();
-    all.push("--json");
-    let out = run(&all);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
 
 /// Writes the keys `key-{i}` for `range` to `name` in `scratch`.
 fn keys(scratch: &Scratch, name: &str, range: std::ops::Range<u32>) -> String {
