@@ -132,7 +132,10 @@ fn parquet_hashing_is_for_the_split_block_filter_only() {
                 .build(1000, 0.01)
                 .unwrap();
             assert_eq!(f.hash_key().function(), HashFunction::ParquetXxh64);
-            assert_eq!(f.hash_key().digest("alice"), Digest::new(xxh64(b"alice", 0), 0));
+            assert_eq!(
+                f.hash_key().digest("alice"),
+                Digest::new(xxh64(b"alice", 0), 0)
+            );
             f.insert("alice").unwrap();
             let again = approxset::load(&f.to_bytes().unwrap()).unwrap();
             assert!(again.contains("alice"));
