@@ -9,6 +9,10 @@
 //! With `--quiet` nothing is printed and the exit code answers, as with
 //! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
 //! key is certainly absent; errors keep their codes 1 and 2.
+//!
+//! With the cargo feature `parquet`, `--parquet FILE --column NAME` asks
+//! the bloom filters a Parquet file stores for a column instead, one
+//! answer per row group (`crate::parquet`).
 
 use std::path::PathBuf;
 
@@ -46,7 +50,13 @@ pub(crate) struct QueryArgs {
     /// a concurrent `build`, `add` or `remove` replaces it whole, so the
     /// old file or the new one is read, never a mix.
     #[arg(long, value_name = "FILTER")]
-    filter: PathBuf,
+    #[cfg_attr(feature = "parquet", arg(required_unless_present = "parquet"))]
+    #[cfg_attr(not(feature = "parquet"), arg(required = true))]
+    filter: Option<PathBuf>,
+
+    #[cfg(feature = "parquet")]
+    #[command(flatten)]
+    parquet: crate::parquet::ParquetArgs,
 
     #[command(flatten)]
     keys: keys::KeyArgs,
@@ -74,7 +84,15 @@ pub(crate) struct QueryRow {
 /// the answers but with `--quiet`: then 0 when every key may be present,
 /// [`EXIT_ABSENT`] when one is certainly absent.
 pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
-    let (filter, _) = files::load_filter(&args.filter, args.limit)?;
+    #[cfg(feature = "parquet")]
+    if let (Some(path), Some(column)) = (&args.parquet.parquet, &args.parquet.column) {
+        return crate::parquet::query(path, column, &args.keys, args.quiet, json);
+    }
+    let path = args
+        .filter
+        .as_ref()
+        .ok_or_else(|| CliError::usage("query needs --filter FILTER"))?;
+    let (filter, _) = files::load_filter(path, args.limit)?;
     if args.quiet {
         let mut all_present = true;
         args.keys.for_each(|key| {
