@@ -213,7 +213,7 @@ fn filter_of(
     let end = u64::try_from(offset)
         .ok()
         .and_then(|o| o.checked_add(u64::try_from(chunk.bloom_filter_length().unwrap_or(0)).ok()?));
-    if !end.is_some_and(|end| end <= size) {
+    if end.is_none_or(|end| end > size) {
         return Err(CliError::failure(format!(
             "{context}: the bloom filter's offset {offset} and length {:?} pass the end of \
              the file ({size} bytes)",
