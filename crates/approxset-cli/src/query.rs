@@ -26,6 +26,22 @@ use crate::{CliError, files, keys};
 /// or 2, which stay the error codes.
 pub(crate) const EXIT_ABSENT: u8 = 3;
 
+/// The `--parquet` example of `approxset query --help`, with the feature.
+#[cfg(feature = "parquet")]
+macro_rules! parquet_example {
+    () => {
+        "\n  approxset query --parquet events.parquet --column user_id 42 1000"
+    };
+}
+
+/// No `--parquet` example without the feature.
+#[cfg(not(feature = "parquet"))]
+macro_rules! parquet_example {
+    () => {
+        ""
+    };
+}
+
 /// Examples shown by `approxset query --help`.
 pub(crate) const EXAMPLES: &str = concat!(
     crate::keys_note!(),
@@ -40,7 +56,8 @@ Examples:
   approxset query --filter words.bin --json apple
   approxset query --filter words.bin < candidates.txt
   approxset query --filter words.bin -- -leading-dash
-  if approxset query --filter words.bin --quiet apple; then echo maybe; fi"
+  if approxset query --filter words.bin --quiet apple; then echo maybe; fi",
+    parquet_example!()
 );
 
 /// The options of `approxset query`.
