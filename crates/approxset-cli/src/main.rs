@@ -45,6 +45,8 @@ mod keys;
 mod merge;
 mod output;
 mod overfill;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod plot;
 mod query;
 mod remove;

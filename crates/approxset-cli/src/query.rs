@@ -9,6 +9,10 @@
 //! With `--quiet` nothing is printed and the exit code answers, as with
 //! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
 //! key is certainly absent; errors keep their codes 1 and 2.
+//!
+//! With the cargo feature `parquet`, `--parquet FILE --column NAME` asks
+//! the bloom filters a Parquet file stores for a column instead, one
+//! answer per row group (`crate::parquet`).
 
 use std::path::PathBuf;
 
@@ -21,6 +25,22 @@ use crate::{CliError, files, keys};
 /// The exit code of `query --quiet` when a key is certainly absent: not 1
 /// or 2, which stay the error codes.
 pub(crate) const EXIT_ABSENT: u8 = 3;
+
+/// The `--parquet` example of `approxset query --help`, with the feature.
+#[cfg(feature = "parquet")]
+macro_rules! parquet_example {
+    () => {
+        "\n  approxset query --parquet events.parquet --column user_id 42 1000"
+    };
+}
+
+/// No `--parquet` example without the feature.
+#[cfg(not(feature = "parquet"))]
+macro_rules! parquet_example {
+    () => {
+        ""
+    };
+}
 
 /// Examples shown by `approxset query --help`.
 pub(crate) const EXAMPLES: &str = concat!(
@@ -36,7 +56,8 @@ Examples:
   approxset query --filter words.bin --json apple
   approxset query --filter words.bin < candidates.txt
   approxset query --filter words.bin -- -leading-dash
-  if approxset query --filter words.bin --quiet apple; then echo maybe; fi"
+  if approxset query --filter words.bin --quiet apple; then echo maybe; fi",
+    parquet_example!()
 );
 
 /// The options of `approxset query`.
@@ -46,7 +67,13 @@ pub(crate) struct QueryArgs {
     /// a concurrent `build`, `add` or `remove` replaces it whole, so the
     /// old file or the new one is read, never a mix.
     #[arg(long, value_name = "FILTER")]
-    filter: PathBuf,
+    #[cfg_attr(feature = "parquet", arg(required_unless_present = "parquet"))]
+    #[cfg_attr(not(feature = "parquet"), arg(required = true))]
+    filter: Option<PathBuf>,
+
+    #[cfg(feature = "parquet")]
+    #[command(flatten)]
+    parquet: crate::parquet::ParquetArgs,
 
     #[command(flatten)]
     keys: keys::KeyArgs,
@@ -74,7 +101,15 @@ pub(crate) struct QueryRow {
 /// the answers but with `--quiet`: then 0 when every key may be present,
 /// [`EXIT_ABSENT`] when one is certainly absent.
 pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
-    let (filter, _) = files::load_filter(&args.filter, args.limit)?;
+    #[cfg(feature = "parquet")]
+    if let (Some(path), Some(column)) = (&args.parquet.parquet, &args.parquet.column) {
+        return crate::parquet::query(path, column, &args.keys, args.quiet, json);
+    }
+    let path = args
+        .filter
+        .as_ref()
+        .ok_or_else(|| CliError::usage("query needs --filter FILTER"))?;
+    let (filter, _) = files::load_filter(path, args.limit)?;
     if args.quiet {
         let mut all_present = true;
         args.keys.for_each(|key| {

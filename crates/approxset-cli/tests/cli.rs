@@ -2826,3 +2826,14 @@ fn build_and_info_agree_on_items_and_bytes() {
         }
     }
 }
+
+/// Without the feature `parquet`, `query` has no `--parquet`: clap refuses
+/// it as an unknown flag (`tests/parquet.rs` tests the feature).
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn query_has_no_parquet_flag_without_the_feature() {
+    let out = run(&["query", "--parquet", "t.parquet", "--column", "c", "k"]);
+    assert_fails(&out, 2, &["--parquet"], "query --parquet");
+    let help = run(&["query", "--help"]);
+    assert!(!String::from_utf8_lossy(&help.stdout).contains("--parquet"));
+}
