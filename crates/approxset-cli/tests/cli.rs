@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{json, parsed, run, succeeded};
+use common::{assert_fails, json, parsed, run, succeeded};
 
 /// z for the binomial tolerances: a false alarm is out of the question.
 const Z: f64 = 6.0;
@@ -665,20 +665,6 @@ fn query(filter: &str, keys: &[String]) -> Vec<bool> {
     args.extend(keys.iter().map(String::as_str));
     let out = run(&args);
     answers(&out, keys, "present")
-}
-
-/// Checks that a run failed with `code` and one `error:` line on standard
-/// error containing each of `texts`, and printed nothing on standard output.
-fn assert_fails(out: &Output, code: i32, texts: &[&str], what: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{what}: {stderr}");
-    assert!(out.stdout.is_empty(), "{what}: stdout not empty");
-    assert_eq!(stderr.lines().count(), 1, "{what}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{what}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
-    for text in texts {
-        assert!(stderr.contains(text), "{what}: {stderr} lacks {text:?}");
-    }
 }
 
 #[test]

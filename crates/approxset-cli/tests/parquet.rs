@@ -17,6 +17,9 @@ use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
 use serde_json::Value;
 
+mod common;
+use common::{assert_fails, run};
+
 #[path = "../src/scratch.rs"]
 mod scratch;
 use scratch::Scratch;
@@ -112,13 +115,6 @@ fn sbbfs(path: &std::path::Path, col: usize) -> Vec<Option<Sbbf>> {
         .collect()
 }
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_approxset"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
 fn stdout(out: &Output, what: &str) -> String {
     assert!(
         out.status.success(),
@@ -126,18 +122,6 @@ fn stdout(out: &Output, what: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-/// A failed run: exit code `code`, one line on standard error holding
-/// every text, nothing on standard output.
-fn assert_fails(out: &Output, code: i32, texts: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(out.stdout.is_empty());
-    for text in texts {
-        assert!(err.contains(text), "{text:?} not in {err}");
-    }
 }
 
 /// The expected answer words of one key: `0:present 1:absent …`, from
@@ -359,35 +343,59 @@ fn query_parquet_refuses_bad_input_in_one_line() {
         &q(&["--column", "id", "12", "twelve"]),
         2,
         &["invalid key \"twelve\"", "'id' is INT64", "64-bit integer"],
+        "query --parquet",
     );
     assert_fails(
         &q(&["--column", "day", "2147483648"]),
         2,
         &["'day' is INT32", "32-bit integer"],
+        "query --parquet",
     );
-    assert_fails(&q(&["--column", "score", "1.5"]), 2, &["'score' is DOUBLE"]);
+    assert_fails(
+        &q(&["--column", "score", "1.5"]),
+        2,
+        &["'score' is DOUBLE"],
+        "query --parquet",
+    );
     assert_fails(
         &q(&["--column", "nope", "x"]),
         2,
         &["no column 'nope'", "name, id, day, score, plain"],
+        "query --parquet",
     );
-    assert_fails(&q(&["x"]), 2, &["--column"]);
+    assert_fails(&q(&["x"]), 2, &["--column"], "query --parquet");
     assert_fails(
         &q(&["--column", "name", "--filter", "f.bin", "x"]),
         2,
         &["cannot be used with"],
+        "query --parquet",
     );
-    assert_fails(&run(&["query", "--column", "name", "x"]), 2, &["--parquet"]);
-    assert_fails(&run(&["query", "x"]), 2, &["--filter"]);
+    assert_fails(
+        &run(&["query", "--column", "name", "x"]),
+        2,
+        &["--parquet"],
+        "query --parquet",
+    );
+    assert_fails(&run(&["query", "x"]), 2, &["--filter"], "query --parquet");
 
     // Files that are not Parquet, or not there: failures naming the file.
     let junk = scratch.arg("junk.parquet");
     std::fs::write(&junk, b"not parquet at all").unwrap();
     let out = run(&["query", "--parquet", &junk, "--column", "name", "x"]);
-    assert_fails(&out, 1, &["junk.parquet", "not a readable Parquet file"]);
+    assert_fails(
+        &out,
+        1,
+        &["junk.parquet", "not a readable Parquet file"],
+        "query --parquet",
+    );
     let missing = scratch.arg("missing.parquet");
     let out = run(&["query", "--parquet", &missing, "--column", "name", "x"]);
-    assert_fails(&out, 1, &["cannot open", "missing.parquet"]);
+    assert_fails(
+        &out,
+        1,
+        &["cannot open", "missing.parquet"],
+        "query --parquet",
+    );
     let out = run(&[
         "query",
         "--parquet",
@@ -396,7 +404,7 @@ fn query_parquet_refuses_bad_input_in_one_line() {
         "name",
         "x",
     ]);
-    assert_fails(&out, 1, &["not a regular file"]);
+    assert_fails(&out, 1, &["not a regular file"], "query --parquet");
 
     // A filter whose metadata points past the end of the file.
     let mut bytes = std::fs::read(&path).unwrap();
@@ -420,5 +428,10 @@ fn query_parquet_refuses_bad_input_in_one_line() {
         "name",
         "x",
     ]);
-    assert_fails(&out, 1, &["row group 0, column 'name'", "bloom filter"]);
+    assert_fails(
+        &out,
+        1,
+        &["row group 0, column 'name'", "bloom filter"],
+        "query --parquet",
+    );
 }

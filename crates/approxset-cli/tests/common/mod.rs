@@ -42,3 +42,17 @@ pub(crate) fn parsed(out: &Output, what: &str) -> Value {
         )
     })
 }
+
+/// Checks that a run failed with `code` and one `error:` line on standard
+/// error containing each of `texts`, and printed nothing on standard output.
+pub(crate) fn assert_fails(out: &Output, code: i32, texts: &[&str], what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{what}: {stderr}");
+    assert!(out.stdout.is_empty(), "{what}: stdout not empty");
+    assert_eq!(stderr.lines().count(), 1, "{what}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    for text in texts {
+        assert!(stderr.contains(text), "{what}: {stderr} lacks {text:?}");
+    }
+}
