@@ -369,9 +369,12 @@ fn split(c: &mut Criterion) {
         let mut sip: SplitBlockBloomFilter = common::bloom(n, FP);
         sip.extend(members);
         let floor = Floor::new(sip.memory_bytes());
-        row(&mut group, BenchmarkId::new("u64", "read-array"), others, |&k| {
-            floor.at(k)
-        });
+        row(
+            &mut group,
+            BenchmarkId::new("u64", "read-array"),
+            others,
+            |&k| floor.at(k),
+        );
         for (name, keys) in [("hit", members), ("miss", others)] {
             let digests: Vec<Digest> = keys.iter().map(|k| sip.digest(k)).collect();
             let id = BenchmarkId::new("digest", format!("split-sip-{name}"));
@@ -379,9 +382,18 @@ fn split(c: &mut Criterion) {
         }
         drop((sip, floor));
 
-        split_rows(&mut group, "u64", n, members.iter().copied(), (members, others));
+        split_rows(
+            &mut group,
+            "u64",
+            n,
+            members.iter().copied(),
+            (members, others),
+        );
         let strs = |keys: &[u64]| -> Vec<String> {
-            keys[..STR_KEYS.min(n)].iter().map(|&k| common::str16(k)).collect()
+            keys[..STR_KEYS.min(n)]
+                .iter()
+                .map(|&k| common::str16(k))
+                .collect()
         };
         split_rows(
             &mut group,
@@ -425,20 +437,32 @@ fn split_rows<K: Key + Hash>(
     };
     line("split-sip", sip.bits(), failed[0], &|k| sip.contains(k));
     line("split-xxh3", xxh3.bits(), failed[1], &|k| xxh3.contains(k));
-    line("classic-xxh3", classic.bits(), failed[2], &|k| classic.contains(k));
-    line("blocked-xxh3", blocked.bits(), failed[3], &|k| blocked.contains(k));
-    line("fastbloom", peer.num_bits() as u64, 0, &|k| peer.contains(k));
+    line("classic-xxh3", classic.bits(), failed[2], &|k| {
+        classic.contains(k)
+    });
+    line("blocked-xxh3", blocked.bits(), failed[3], &|k| {
+        blocked.contains(k)
+    });
+    line("fastbloom", peer.num_bits() as u64, 0, &|k| {
+        peer.contains(k)
+    });
     let bits = peer_xxh3.num_bits() as u64;
     line("fastbloom-xxh3", bits, 0, &|k| peer_xxh3.contains(k));
 
     let floor = Floor::new(sip.memory_bytes());
     let (key_sip, key_xxh3) = (sip.hash_key(), xxh3.hash_key());
-    row(group, BenchmarkId::new(kind, "hash-then-read-sip"), others, |k| {
-        floor.at(key_sip.digest(k).h1())
-    });
-    row(group, BenchmarkId::new(kind, "hash-then-read-xxh3"), others, |k| {
-        floor.at(key_xxh3.digest(k).h1())
-    });
+    row(
+        group,
+        BenchmarkId::new(kind, "hash-then-read-sip"),
+        others,
+        |k| floor.at(key_sip.digest(k).h1()),
+    );
+    row(
+        group,
+        BenchmarkId::new(kind, "hash-then-read-xxh3"),
+        others,
+        |k| floor.at(key_xxh3.digest(k).h1()),
+    );
     for (name, keys) in [("hit", members), ("miss", others)] {
         let id = |filter: &str| BenchmarkId::new(kind, format!("{filter}-{name}"));
         row(group, id("split-sip"), keys, |k| sip.contains(k));

@@ -5,8 +5,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::BuildHasher;
 use std::hint::black_box;
 
-use approxset::bloom::cells::Cells;
 use approxset::HashFunction;
+use approxset::bloom::cells::Cells;
 use approxset::bloom::{Bloom, Layout};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId};
