@@ -16,6 +16,12 @@
 //! `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1
 //! --measurement-time 5 single/`.
 //!
+//! The group `split/n=…` (see [`split`]) measures the split-block filter
+//! and the fast hashes one key at a time, over `u64` and 16-byte string
+//! keys, against fastbloom with its default hasher and with XXH3. Run it
+//! alone with `cargo bench -p approxset-benches --bench batch --
+//! --warm-up-time 1 --measurement-time 3 split/`.
+//!
 //! Each iteration answers the next 1024 non-members into one `Vec<bool>`
 //! (or inserts the next 1024 members); criterion reports the time per key. Run with
 //! `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1

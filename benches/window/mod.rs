@@ -51,6 +51,7 @@ pub(crate) fn row<K, T>(
 
 /// Registers `f` over the next window of `keys`, all at once (a batched
 /// call such as `contains_batch`), into one `Vec`.
+#[allow(dead_code)] // `blocked_probes` has no batched row
 pub(crate) fn batched<K>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     id: BenchmarkId,
