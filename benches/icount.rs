@@ -14,7 +14,9 @@
 //! over 10⁵ keys at 1 %, then run the operation 10⁶ times; subtract the
 //! count of mode `none` (the same setup and loop, no operation) and divide
 //! by 10⁶. A second argument `str16` makes the keys 16-byte strings (16 hex
-//! digits) instead of random `u64`s (subtract `none str16` then). Insert
+//! digits) instead of random `u64`s (subtract `none str16` then). The
+//! key-free modes `read-array` and `split-sip-digest` run over digests
+//! computed before the count (subtract `digest-none`). Insert
 //! modes fill an empty atomic filter with 10⁵ keys; subtract `insert-none`
 //! and divide by 10⁵. `cargo bench -p approxset-benches --bench icount`
 //! alone lists the modes.
