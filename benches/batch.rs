@@ -16,6 +16,12 @@
 //! `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1
 //! --measurement-time 5 single/`.
 //!
+//! The group `split/n=…` (see [`split`]) measures the split-block filter
+//! and the fast hashes one key at a time, over `u64` and 16-byte string
+//! keys, against fastbloom with its default hasher and with XXH3. Run it
+//! alone with `cargo bench -p approxset-benches --bench batch --
+//! --warm-up-time 1 --measurement-time 3 split/`.
+//!
 //! Each iteration answers the next 1024 non-members into one `Vec<bool>`
 //! (or inserts the next 1024 members); criterion reports the time per key. Run with
 //! `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1
@@ -25,10 +31,14 @@
 mod common;
 mod window;
 
+use std::hash::Hash;
 use std::hint::black_box;
 
 use approxset::hash::reduce;
-use approxset::{ApproxSet, ApproxSetExt, Digest};
+use approxset::{
+    ApproxSet, ApproxSetExt, BlockedBloomFilter, BloomFilter, Digest, HashFunction, Key,
+    SplitBlockBloomFilter,
+};
 use common::Keys;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -38,6 +48,26 @@ const FP: f64 = 0.01;
 const N: usize = 10_000_000;
 /// Keys answered per iteration.
 const BATCH: usize = window::WINDOW;
+
+/// String keys looked up in the `split/` group: this many members and as
+/// many non-members (the filter holds all n members).
+const STR_KEYS: usize = 1 << 20;
+
+/// The floor's array: one 8-byte word per 8 bytes of a filter, read at an
+/// index taken from a hash.
+struct Floor(Vec<u64>);
+
+impl Floor {
+    fn new(bytes: usize) -> Self {
+        Self((0..bytes as u64 / 8).collect())
+    }
+
+    /// The word at index `reduce(h, len)`: one random read.
+    #[inline(always)]
+    fn at(&self, h: u64) -> u64 {
+        self.0[reduce(h, self.0.len() as u64) as usize]
+    }
+}
 
 /// One-at-a-time and batched contains-miss (from keys and from digests) of
 /// one of our filters.
@@ -61,12 +91,12 @@ fn ours<S: ApproxSet>(
             black_box(&out);
         })
     });
-    group.bench_function(BenchmarkId::new("contains-miss/batched", name), |b| {
-        b.iter(|| {
-            filter.contains_batch(window::next(others, &mut at), &mut out);
-            black_box(&out);
-        })
-    });
+    window::batched(
+        group,
+        BenchmarkId::new("contains-miss/batched", name),
+        others,
+        |keys, out| filter.contains_batch(keys, out),
+    );
     let members = &keys.members;
     group.bench_function(BenchmarkId::new("insert/one-at-a-time", name), |b| {
         b.iter(|| {
@@ -91,12 +121,12 @@ fn ours<S: ApproxSet>(
             black_box(&out);
         })
     });
-    group.bench_function(BenchmarkId::new("digest-miss/batched", name), |b| {
-        b.iter(|| {
-            filter.contains_digests(window::next(&digests, &mut at), &mut out);
-            black_box(&out);
-        })
-    });
+    window::batched(
+        group,
+        BenchmarkId::new("digest-miss/batched", name),
+        &digests,
+        |digests, out| filter.contains_digests(digests, out),
+    );
 }
 
 fn bench(c: &mut Criterion) {
@@ -202,8 +232,8 @@ fn single(c: &mut Criterion) {
         // 8-byte read over as many bytes as the blocked filter holds, alone
         // (`read/array`: the key is the index) and after hashing the key
         // (`hash-then-read/…`: the read's address depends on the hash).
-        let words: Vec<u64> = (0..blocked.memory_bytes() as u64 / 8).collect();
-        let at = |h: u64| words[reduce(h, words.len() as u64) as usize];
+        let floor = Floor::new(blocked.memory_bytes());
+        let at = |h: u64| floor.at(h);
         row(
             &mut group,
             BenchmarkId::new("read", "array"),
@@ -319,5 +349,142 @@ fn digest64(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench, single, digest64);
+/// The split-block filter and the fast hashes, one key at a time, at
+/// n = 10⁶ and 10⁷, p = 1 %, random `u64` keys (`u64/…`) and 16-byte
+/// string keys (`str16/…`, 16 hex digits; 2²⁰ members and non-members
+/// looked up): the split-block filter with SipHash-1-3 (`split-sip`) and
+/// with XXH3 (`split-xxh3`), the classic and blocked filters with XXH3,
+/// fastbloom 0.17 with its default SipHash-1-3 (`fastbloom`) and with
+/// XXH3 (`fastbloom-xxh3`, `xxhash-rust`'s `Xxh3Builder`), hits and misses,
+/// beside the floor of a one-line lookup with the split-block filter's own
+/// hash (`hash-then-read-sip`, `hash-then-read-xxh3`: the read of
+/// [`single`] at the index taken from the digest's `h1`). Key-free rows
+/// (`digest/…`, the `u64` group): the split-block lookup from precomputed
+/// digests against `read-array`, one random read per key over an array of
+/// its size. At 10⁷, `<filter>-miss-batched` answers each window with
+/// `contains_batch`. Each setup prints every filter's bits per key and
+/// measured false-positive rate on stderr. Run with
+/// `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1
+/// --measurement-time 3 split/`.
+fn split(c: &mut Criterion) {
+    for n in [1_000_000, N] {
+        let keys = common::keys(n);
+        let mut group = window::group(c, &format!("split/n={n}"));
+        let (members, others) = (&keys.members[..], &keys.others[..]);
+
+        let mut sip: SplitBlockBloomFilter = common::bloom(n, FP);
+        sip.extend(members);
+        let floor = Floor::new(sip.memory_bytes());
+        row(
+            &mut group,
+            BenchmarkId::new("u64", "read-array"),
+            others,
+            |&k| floor.at(k),
+        );
+        for (name, keys) in [("hit", members), ("miss", others)] {
+            let digests: Vec<Digest> = keys.iter().map(|k| sip.digest(k)).collect();
+            let id = BenchmarkId::new("digest", format!("split-sip-{name}"));
+            row(&mut group, id, &digests, |&d| sip.contains_digest(d));
+        }
+        drop((sip, floor));
+
+        split_rows(
+            &mut group,
+            "u64",
+            n,
+            members.iter().copied(),
+            (members, others),
+        );
+        let strs = |keys: &[u64]| -> Vec<String> {
+            keys[..STR_KEYS.min(n)]
+                .iter()
+                .map(|&k| common::str16(k))
+                .collect()
+        };
+        split_rows(
+            &mut group,
+            "str16",
+            n,
+            members.iter().map(|&k| common::str16(k)),
+            (&strs(members), &strs(others)),
+        );
+        group.finish();
+    }
+}
+
+/// The rows of [`split`] for one kind of key: fills every filter with
+/// `fill` (all n members), prints the setup lines, then looks up `members`
+/// and `others` one key at a time (and batched at 10⁷).
+fn split_rows<K: Key + Hash>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    kind: &str,
+    n: usize,
+    fill: impl Iterator<Item = K>,
+    (members, others): (&[K], &[K]),
+) {
+    let mut sip: SplitBlockBloomFilter = common::bloom(n, FP);
+    let mut xxh3: SplitBlockBloomFilter = common::bloom_hashed(n, FP, HashFunction::Xxh3);
+    let mut classic: BloomFilter = common::bloom_hashed(n, FP, HashFunction::Xxh3);
+    let mut blocked: BlockedBloomFilter = common::bloom_hashed(n, FP, HashFunction::Xxh3);
+    let mut peer = common::fastbloom(n, FP);
+    let mut peer_xxh3 = common::fastbloom_xxh3(n, FP);
+    let mut failed = [0usize; 4];
+    for k in fill {
+        failed[0] += usize::from(sip.insert(&k).is_err());
+        failed[1] += usize::from(xxh3.insert(&k).is_err());
+        failed[2] += usize::from(classic.insert(&k).is_err());
+        failed[3] += usize::from(blocked.insert(&k).is_err());
+        peer.insert(&k);
+        peer_xxh3.insert(&k);
+    }
+    let line = |name: &str, bits: u64, failed: usize, has: &dyn Fn(&K) -> bool| {
+        let name = format!("{kind} {name}");
+        common::setup_line(n, &name, Some(bits), failed, (members, others), has);
+    };
+    line("split-sip", sip.bits(), failed[0], &|k| sip.contains(k));
+    line("split-xxh3", xxh3.bits(), failed[1], &|k| xxh3.contains(k));
+    line("classic-xxh3", classic.bits(), failed[2], &|k| {
+        classic.contains(k)
+    });
+    line("blocked-xxh3", blocked.bits(), failed[3], &|k| {
+        blocked.contains(k)
+    });
+    line("fastbloom", peer.num_bits() as u64, 0, &|k| {
+        peer.contains(k)
+    });
+    let bits = peer_xxh3.num_bits() as u64;
+    line("fastbloom-xxh3", bits, 0, &|k| peer_xxh3.contains(k));
+
+    let floor = Floor::new(sip.memory_bytes());
+    let (key_sip, key_xxh3) = (sip.hash_key(), xxh3.hash_key());
+    row(
+        group,
+        BenchmarkId::new(kind, "hash-then-read-sip"),
+        others,
+        |k| floor.at(key_sip.digest(k).h1()),
+    );
+    row(
+        group,
+        BenchmarkId::new(kind, "hash-then-read-xxh3"),
+        others,
+        |k| floor.at(key_xxh3.digest(k).h1()),
+    );
+    for (name, keys) in [("hit", members), ("miss", others)] {
+        let id = |filter: &str| BenchmarkId::new(kind, format!("{filter}-{name}"));
+        row(group, id("split-sip"), keys, |k| sip.contains(k));
+        row(group, id("split-xxh3"), keys, |k| xxh3.contains(k));
+        row(group, id("classic-xxh3"), keys, |k| classic.contains(k));
+        row(group, id("blocked-xxh3"), keys, |k| blocked.contains(k));
+        row(group, id("fastbloom"), keys, |k| peer.contains(k));
+        row(group, id("fastbloom-xxh3"), keys, |k| peer_xxh3.contains(k));
+    }
+    if n == N {
+        for (name, f) in [("split-sip", &sip), ("split-xxh3", &xxh3)] {
+            let id = BenchmarkId::new(kind, format!("{name}-miss-batched"));
+            window::batched(group, id, others, |keys, out| f.contains_batch(keys, out));
+        }
+    }
+}
+
+criterion_group!(benches, bench, single, digest64, split);
 criterion_main!(benches);

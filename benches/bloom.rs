@@ -1,4 +1,4 @@
-//! Classic and partitioned Bloom filters against fastbloom 0.17 and
+//! Classic, partitioned and split-block Bloom filters against fastbloom 0.17 and
 //! bloomfilter 3, in the same run: insert, contains-hit and contains-miss at
 //! n = 10⁶ and 10⁷, p = 1 %, random `u64` keys through `Hash`.
 //!
@@ -29,6 +29,8 @@ fn bench(c: &mut Criterion) {
         run(c, "approxset-classic", classic, &keys);
         let parted: approxset::PartitionedBloomFilter = common::bloom(n, FP);
         run(c, "approxset-partitioned", parted, &keys);
+        let split: approxset::SplitBlockBloomFilter = common::bloom(n, FP);
+        run(c, "approxset-split-block", split, &keys);
         let fast = common::fastbloom(n, FP);
         run(c, "fastbloom", fast, &keys);
         let bf = bloomfilter::Bloom::<u64>::new_for_fp_rate_with_seed(n, FP, &[1; 32]).unwrap();

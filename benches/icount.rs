@@ -9,33 +9,83 @@
 //!     --cachegrind-out-file=/dev/null target/release/deps/icount-… MODE
 //! ```
 //!
-//! Lookup modes (`hash`, `classic-miss`, …) build the classic and blocked
-//! filters and fastbloom 0.17 over 10⁵ keys at 1 %, then run the operation
-//! 10⁶ times; subtract the count of mode `none` (the same setup and loop,
-//! no operation) and divide by 10⁶. Insert modes fill an empty atomic
-//! filter with 10⁵ keys; subtract `insert-none` and divide by 10⁵.
-//! `cargo bench -p approxset-benches --bench icount` alone lists the modes.
+//! Lookup modes (`hash`, `classic-miss`, …) build the classic, blocked and
+//! split-block filters and fastbloom 0.17, with SipHash-1-3 and with XXH3,
+//! over 10⁵ keys at 1 %, then run the operation 10⁶ times; subtract the
+//! count of mode `none` (the same setup and loop, no operation) and divide
+//! by 10⁶. A second argument `str16` makes the keys 16-byte strings (16 hex
+//! digits) instead of random `u64`s (subtract `none str16` then). The
+//! key-free modes `read-array` and `split-sip-digest` run over digests
+//! computed before the count (subtract `digest-none`). Insert
+//! modes fill an empty atomic filter with 10⁵ keys; subtract `insert-none`
+//! and divide by 10⁵. `cargo bench -p approxset-benches --bench icount`
+//! alone lists the modes.
 
+#[allow(dead_code)] // the keys and builders only
+mod common;
+
+use std::hash::Hash;
 use std::hint::black_box;
 
-use approxset::{AtomicBloomFilter, BlockedBloomFilter, BloomFilter};
+use approxset::{
+    AtomicBloomFilter, BlockedBloomFilter, BloomFilter, HashFunction, Key, SplitBlockBloomFilter,
+};
 
 const N: usize = 100_000;
 const FP: f64 = 0.01;
 const ROUNDS: usize = 10;
 
-const LOOKUPS: &[&str] = &[
+/// The lookup operations: the first `HASHES` alone are modes (over the
+/// non-members), each of the others is two, `<op>-miss` and `<op>-hit`.
+/// `hash` and `hash-xxh3` are our digest with SipHash-1-3 and XXH3,
+/// `fastbloom-hash` and `fastbloom-xxh3-hash` fastbloom's source hash;
+const OPS: &[&str] = &[
     "none",
     "hash",
     "fastbloom-hash",
-    "classic-miss",
-    "blocked-miss",
-    "fastbloom-miss",
-    "classic-hit",
-    "blocked-hit",
-    "fastbloom-hit",
+    "hash-xxh3",
+    "fastbloom-xxh3-hash",
+    "classic",
+    "blocked",
+    "fastbloom",
+    "split-sip",
+    "split-xxh3",
+    "classic-xxh3",
+    "blocked-xxh3",
+    "fastbloom-xxh3",
 ];
+const HASHES: usize = 5;
+/// The key-free modes, over the non-members' digests computed before the
+/// count (subtract `digest-none`, the same loop with no operation):
+/// `split-sip-digest` the split-block lookup from a precomputed digest,
+/// `read-array` its floor, one read per key from an array of the
+/// split-block filter's size at the digest's `h1`.
+const KEY_FREE: &[&str] = &["digest-none", "read-array", "split-sip-digest"];
 const INSERTS: &[&str] = &["insert-none", "atomic-insert", "fastbloom-atomic-insert"];
+
+/// Every lookup mode's name.
+fn lookup_modes() -> Vec<String> {
+    let (hashes, filters) = OPS.split_at(HASHES);
+    let looked_up = ["miss", "hit"].iter();
+    let filters = looked_up.flat_map(|end| filters.iter().map(move |op| format!("{op}-{end}")));
+    hashes
+        .iter()
+        .map(|op| op.to_string())
+        .chain(filters)
+        .collect()
+}
+
+/// The operation (an index into `OPS`) of lookup mode `mode`, and whether
+/// it looks up members.
+fn lookup(mode: &str) -> Option<(usize, bool)> {
+    let (op, hit) = match (mode.strip_suffix("-hit"), mode.strip_suffix("-miss")) {
+        (Some(op), _) => (op, true),
+        (_, Some(op)) => (op, false),
+        _ => (mode, false),
+    };
+    let at = OPS.iter().position(|&o| o == op)?;
+    (lookup_modes().iter().any(|m| m == mode)).then_some((at, hit))
+}
 
 fn keys(salt: u64) -> Vec<u64> {
     let mut state = salt;
@@ -44,40 +94,68 @@ fn keys(salt: u64) -> Vec<u64> {
         .collect()
 }
 
-fn lookups(mode: usize) {
-    let (members, others) = (keys(1), keys(2));
-    let mut classic = BloomFilter::with_fp_rate(FP)
-        .seed(1)
-        .expected_items(N)
-        .unwrap();
-    let mut blocked = BlockedBloomFilter::with_fp_rate(FP)
-        .seed(1)
-        .expected_items(N)
-        .unwrap();
-    let mut peer = fastbloom::BloomFilter::with_false_pos(FP)
-        .seed(&1)
-        .expected_items(N);
-    for k in &members {
+/// The key-free mode `KEY_FREE[op]`, apart from [`lookups`] so that its
+/// digests and array leave the code of the key loop alone (with them in
+/// it, the `u64` counts of the key modes moved by up to 76 per key).
+fn digest_lookups<K: Key>(op: usize, members: &[K], others: &[K]) {
+    let mut split_sip: SplitBlockBloomFilter = common::bloom(N, FP);
+    for k in members {
+        split_sip.insert(k).unwrap();
+    }
+    let split_key = split_sip.hash_key();
+    let digests: Vec<_> = others.iter().map(|k| split_key.digest(k)).collect();
+    let words: Vec<u64> = (0..split_sip.memory_bytes() as u64 / 8).collect();
+    let at = |h: u64| words[approxset::hash::reduce(h, words.len() as u64) as usize];
+    for _ in 0..ROUNDS {
+        for &d in &digests {
+            match black_box(op) {
+                0 => drop(black_box(d)),
+                1 => drop(black_box(at(d.h1()))),
+                _ => drop(black_box(split_sip.contains_digest(d))),
+            }
+        }
+    }
+}
+
+fn lookups<K: Key + Hash>(op: usize, hit: bool, members: &[K], others: &[K]) {
+    use HashFunction::Xxh3;
+    let mut classic: BloomFilter = common::bloom(N, FP);
+    let mut blocked: BlockedBloomFilter = common::bloom(N, FP);
+    let mut split_sip: SplitBlockBloomFilter = common::bloom(N, FP);
+    let mut split_xxh3: SplitBlockBloomFilter = common::bloom_hashed(N, FP, Xxh3);
+    let mut classic_xxh3: BloomFilter = common::bloom_hashed(N, FP, Xxh3);
+    let mut blocked_xxh3: BlockedBloomFilter = common::bloom_hashed(N, FP, Xxh3);
+    let mut peer = common::fastbloom(N, FP);
+    let mut peer_xxh3 = common::fastbloom_xxh3(N, FP);
+    for k in members {
         classic.insert(k).unwrap();
         blocked.insert(k).unwrap();
+        split_sip.insert(k).unwrap();
+        split_xxh3.insert(k).unwrap();
+        classic_xxh3.insert(k).unwrap();
+        blocked_xxh3.insert(k).unwrap();
         peer.insert(k);
+        peer_xxh3.insert(k);
     }
-    let queries = if LOOKUPS[mode].ends_with("hit") {
-        &members
-    } else {
-        &others
-    };
-    let key = classic.hash_key();
+    let queries = if hit { members } else { others };
+    let (key, key_xxh3) = (classic.hash_key(), classic_xxh3.hash_key());
     for _ in 0..ROUNDS {
         for k in queries {
             // One predictable branch per key, the same in every mode.
-            match black_box(mode) {
+            match black_box(op) {
                 0 => drop(black_box(k)),
                 1 => drop(black_box(key.digest(k))),
                 2 => drop(black_box(peer.source_hash(k))),
-                3 | 6 => drop(black_box(classic.contains(k))),
-                4 | 7 => drop(black_box(blocked.contains(k))),
-                _ => drop(black_box(peer.contains(k))),
+                3 => drop(black_box(key_xxh3.digest(k))),
+                4 => drop(black_box(peer_xxh3.source_hash(k))),
+                5 => drop(black_box(classic.contains(k))),
+                6 => drop(black_box(blocked.contains(k))),
+                7 => drop(black_box(peer.contains(k))),
+                8 => drop(black_box(split_sip.contains(k))),
+                9 => drop(black_box(split_xxh3.contains(k))),
+                10 => drop(black_box(classic_xxh3.contains(k))),
+                11 => drop(black_box(blocked_xxh3.contains(k))),
+                _ => drop(black_box(peer_xxh3.contains(k))),
             }
         }
     }
@@ -103,15 +181,26 @@ fn inserts(mode: usize) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let str16 = args.iter().any(|a| a == "str16");
     let find = |modes: &[&str]| args.iter().find_map(|a| modes.iter().position(|m| m == a));
-    if let Some(mode) = find(LOOKUPS) {
-        lookups(mode);
+    if let Some((op, hit)) = args.iter().find_map(|a| lookup(a)) {
+        let (members, others) = (keys(1), keys(2));
+        if str16 {
+            let strs =
+                |keys: &[u64]| -> Vec<String> { keys.iter().map(|&k| common::str16(k)).collect() };
+            lookups(op, hit, &strs(&members), &strs(&others));
+        } else {
+            lookups(op, hit, &members, &others);
+        }
+    } else if let Some(op) = find(KEY_FREE) {
+        digest_lookups(op, &keys(1), &keys(2));
     } else if let Some(mode) = find(INSERTS) {
         inserts(mode);
     } else {
         println!(
-            "icount: give one mode to count under cachegrind: {} {}",
-            LOOKUPS.join(" "),
+            "icount: give one mode (and `str16` for string keys) to count under cachegrind: {} {} {}",
+            lookup_modes().join(" "),
+            KEY_FREE.join(" "),
             INSERTS.join(" ")
         );
     }

@@ -2,8 +2,10 @@
 //! every filter under test, and the lookup benchmarks registered for each.
 
 use std::collections::hash_map::DefaultHasher;
+use std::hash::BuildHasher;
 use std::hint::black_box;
 
+use approxset::HashFunction;
 use approxset::bloom::cells::Cells;
 use approxset::bloom::{Bloom, Layout};
 use criterion::measurement::WallTime;
@@ -45,10 +47,29 @@ pub(crate) fn keys(n: usize) -> Keys {
     Keys { members, others }
 }
 
+/// The 16-byte string key made of `k`: its 16 hex digits.
+#[allow(dead_code)] // for the benches with string keys
+pub(crate) fn str16(k: u64) -> String {
+    format!("{k:016x}")
+}
+
 /// An approxset filter of the Bloom family (`Bloom<L, C>`) for `n` keys at
-/// false-positive rate `fp`, seed 1.
+/// false-positive rate `fp`, seed 1, hashing with SipHash-1-3 (the default).
 pub(crate) fn bloom<L: Layout, C: Cells<L>>(n: usize, fp: f64) -> Bloom<L, C> {
-    Bloom::with_fp_rate(fp).seed(1).expected_items(n).unwrap()
+    bloom_hashed(n, fp, HashFunction::SipHash13)
+}
+
+/// [`bloom`] hashing with `hash`.
+pub(crate) fn bloom_hashed<L: Layout, C: Cells<L>>(
+    n: usize,
+    fp: f64,
+    hash: HashFunction,
+) -> Bloom<L, C> {
+    Bloom::with_fp_rate(fp)
+        .seed(1)
+        .hash(hash)
+        .expected_items(n)
+        .unwrap()
 }
 
 /// fastbloom 0.17's `BloomFilter`, the peer, for `n` keys at
@@ -58,6 +79,44 @@ pub(crate) fn fastbloom(n: usize, fp: f64) -> fastbloom::BloomFilter {
     fastbloom::BloomFilter::with_false_pos(fp)
         .seed(&1)
         .expected_items(n)
+}
+
+/// fastbloom 0.17's `BloomFilter` hashing with XXH3 (`xxhash-rust`'s
+/// `Xxh3Builder`, seed 1) instead of its default SipHash-1-3.
+#[allow(dead_code)] // for the benches with an XXH3 row
+pub(crate) fn fastbloom_xxh3(
+    n: usize,
+    fp: f64,
+) -> fastbloom::BloomFilter<xxhash_rust::xxh3::Xxh3Builder> {
+    fastbloom::BloomFilter::with_false_pos(fp)
+        .hasher(xxhash_rust::xxh3::Xxh3Builder::new().with_seed(1))
+        .expected_items(n)
+}
+
+/// Prints (on stderr) the setup line of filter `name` over `n` keys: its
+/// bits per key (`bits` of filter data, where the crate tells), the
+/// false-positive rate measured over the first 10⁶ (at most) of `others`
+/// (`has` answers a lookup), the inserts that failed, and the false
+/// negatives among `members`.
+pub(crate) fn setup_line<K>(
+    n: usize,
+    name: &str,
+    bits: Option<u64>,
+    failed: usize,
+    (members, others): (&[K], &[K]),
+    has: impl Fn(&K) -> bool,
+) {
+    let missing = members.iter().filter(|k| !has(k)).count();
+    let probes = others.len().min(1_000_000);
+    let fp = others[..probes].iter().filter(|k| has(k)).count();
+    let bits_per_key = bits.map_or("n/a".into(), |bits| {
+        format!("{:.3}", bits as f64 / n as f64)
+    });
+    eprintln!(
+        "n={n} {name}: {bits_per_key} bits/key, measured fp {:.5} over {probes} fresh keys, \
+         {failed} failed inserts, {missing} false negatives",
+        fp as f64 / probes as f64
+    );
 }
 
 /// The operations every filter under test offers, so one generic loop
@@ -128,7 +187,7 @@ subjects! {
         bits |f| f.memory_bytes() as u64 * 8;
     approxset::ScalableBloomFilter => try_put insert, has contains,
         bits |f| f.memory_bytes() as u64 * 8;
-    fastbloom::BloomFilter => put insert, has contains, bits |f| f.num_bits() as u64;
+    fastbloom::BloomFilter<S> where S: BuildHasher => put insert, has contains, bits |f| f.num_bits() as u64;
     bloomfilter::Bloom<u64> => put set, has check, bits |f| f.len();
     cuckoofilter::CuckooFilter<DefaultHasher> => try_put add, has contains, del delete,
         bits |f| f.memory_usage() as u64 * 8;
@@ -154,17 +213,9 @@ pub(crate) fn lookups<S: Subject>(
     let Keys { members, others } = keys;
     let n = members.len();
     let failed = members.iter().filter(|k| !filter.put(k)).count();
-    let missing = members.iter().filter(|k| !filter.has(k)).count();
-    let probes = others.len().min(1_000_000);
-    let fp = others[..probes].iter().filter(|k| filter.has(k)).count();
-    let bits_per_key = filter.bits().map_or("n/a".into(), |bits| {
-        format!("{:.3}", bits as f64 / n as f64)
+    setup_line(n, name, filter.bits(), failed, (members, others), |k| {
+        filter.has(k)
     });
-    eprintln!(
-        "n={n} {name}: {bits_per_key} bits/key, measured fp {:.5} over {probes} fresh keys, \
-         {failed} failed inserts, {missing} false negatives",
-        fp as f64 / probes as f64
-    );
 
     let mut i = 0usize;
     group.bench_function(BenchmarkId::new("contains-hit", name), |b| {

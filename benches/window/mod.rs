@@ -33,17 +33,35 @@ pub(crate) fn next<'a, T>(all: &'a [T], at: &mut usize) -> &'a [T] {
 
 /// Registers `f` over the next window of `keys`, one key at a time, into
 /// one `Vec`.
-pub(crate) fn row<T>(
+pub(crate) fn row<K, T>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     id: BenchmarkId,
-    keys: &[u64],
-    f: impl Fn(&u64) -> T,
+    keys: &[K],
+    f: impl Fn(&K) -> T,
 ) {
     let (mut out, mut at) = (Vec::with_capacity(WINDOW), 0);
     group.bench_function(id, |b| {
         b.iter(|| {
             out.clear();
             out.extend(next(keys, &mut at).iter().map(&f));
+            black_box(&out);
+        })
+    });
+}
+
+/// Registers `f` over the next window of `keys`, all at once (a batched
+/// call such as `contains_batch`), into one `Vec`.
+#[allow(dead_code)] // `blocked_probes` has no batched row
+pub(crate) fn batched<K>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    keys: &[K],
+    f: impl Fn(&[K], &mut Vec<bool>),
+) {
+    let (mut out, mut at) = (Vec::with_capacity(WINDOW), 0);
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            f(next(keys, &mut at), &mut out);
             black_box(&out);
         })
     });
