@@ -275,17 +275,28 @@ impl BlockOp for Insert<'_> {
 
 /// Whether this processor has AVX2, detected once: 0 unknown, 1 no, 2 yes.
 #[cfg(target_arch = "x86_64")]
+static AVX2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Whether this processor has AVX2: one relaxed load once detected, inlined
+/// into every lookup (a call per lookup cost more than the lookup).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
 fn has_avx2() -> bool {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    static AVX2: AtomicU8 = AtomicU8::new(0);
-    match AVX2.load(Ordering::Relaxed) {
-        0 => {
-            let yes = std::is_x86_feature_detected!("avx2");
-            AVX2.store(1 + u8::from(yes), Ordering::Relaxed);
-            yes
-        }
-        known => known == 2,
+    match AVX2.load(std::sync::atomic::Ordering::Relaxed) {
+        2 => true,
+        1 => false,
+        _ => detect_avx2(),
     }
+}
+
+/// The first call's detection, cached in [`AVX2`].
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn detect_avx2() -> bool {
+    let yes = std::is_x86_feature_detected!("avx2");
+    AVX2.store(1 + u8::from(yes), std::sync::atomic::Ordering::Relaxed);
+    yes
 }
 
 #[cfg(not(target_arch = "x86_64"))]
