@@ -72,6 +72,7 @@ pub use approxset_bloom::{
     PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
 };
 pub use approxset_cuckoo::CuckooFilter;
+pub use approxset_fuse::BinaryFuseFilter;
 
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable, DeletableExt,
@@ -113,6 +114,15 @@ pub mod cuckoo {
     //! and limits.
 
     pub use approxset_cuckoo::{CuckooBuilder, CuckooPlan, MAX_KICKS, MIN_FP_RATE};
+}
+
+pub mod fuse {
+    //! The [`BinaryFuseFilter`](crate::BinaryFuseFilter)'s builder, its
+    //! width choice and limits.
+
+    pub use approxset_fuse::{
+        FuseBuilder, MAX_ATTEMPTS, MAX_SEGMENT_LENGTH, MIN_FP_RATE, fingerprint_bits_for,
+    };
 }
 
 #[doc = include_str!("../README.md")]

@@ -71,6 +71,15 @@ pub enum Error {
         /// Why the next stage cannot be built.
         reason: String,
     },
+    /// A static filter (the binary fuse filter) could not be built: no
+    /// seed tried gave a layout that peels. Only a layout far too small for
+    /// the keys fails this way in practice.
+    ConstructionFailed {
+        /// Seeds tried.
+        attempts: u32,
+        /// Distinct keys the filter was built for.
+        items: usize,
+    },
     /// A filter variant cannot delete items, so it cannot be built as a
     /// [`Deletable`](crate::Deletable).
     DeleteUnsupported {
@@ -209,6 +218,11 @@ impl fmt::Display for Error {
                 f,
                 "filter cannot grow further after {stages} stages and {items} items: {reason}"
             ),
+            Error::ConstructionFailed { attempts, items } => write!(
+                f,
+                "could not build the filter for {items} keys: none of {attempts} seeds gave a \
+                 layout that peels"
+            ),
             Error::DeleteUnsupported { variant } => {
                 write!(f, "the {variant} variant cannot delete items")
             }
@@ -290,6 +304,10 @@ mod tests {
                 reason: "stage 3 would need 65 hash functions".into(),
             },
             Error::DeleteUnsupported { variant: "classic" },
+            Error::ConstructionFailed {
+                attempts: 100,
+                items: 7,
+            },
             Error::Truncated {
                 needed: 10,
                 available: 3,
