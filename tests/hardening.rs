@@ -643,3 +643,81 @@ fn a_scalable_filter_that_cannot_grow_says_so() {
     let (err, _) = fill_until_error(&mut f, 1_000_000).expect("it stops growing");
     assert!(matches!(err, Error::CannotGrow { .. }), "{err}");
 }
+
+/// The fields of a saved fuse filter (`docs/format.md`, "Fuse (8)").
+fn fuse_fields() -> Vec<Field> {
+    let h = HEADER_LEN;
+    vec![
+        int("hash function", 7, 1),
+        int("fingerprint bits", h, 4),
+        int("reserved", h + 4, 4),
+        int("seed", h + 8, 8),
+        int("segment length", h + 16, 4),
+        int("segment count", h + 20, 4),
+        int("array length", h + 24, 8),
+        int("len", h + 32, 8),
+    ]
+}
+
+/// Forged fuse files, every field pushed to its edges with a valid
+/// checksum: each loads into a filter that answers, counts and saves
+/// without a panic, or is refused as `Corrupt`; one that loads with its
+/// layout unchanged still finds every key.
+#[test]
+fn forged_fuse_fields_load_cleanly_or_not_at_all() {
+    use approxset::BinaryFuseFilter;
+    let keys: Vec<String> = (0..300).map(|i| format!("held-{i}")).collect();
+    let mut rng = 0x0F0F_4321;
+    let (mut loaded, mut refused) = (0, 0);
+    for (fp, function) in [
+        (0.01, HashFunction::SipHash13),
+        (1e-4, HashFunction::Xxh3),
+        (1e-6, HashFunction::SipHash13),
+    ] {
+        let f = BinaryFuseFilter::with_fp_rate(fp)
+            .seed(9)
+            .hash(function)
+            .build(&keys)
+            .unwrap();
+        let bytes = f.to_bytes().unwrap();
+        for field in fuse_fields() {
+            let mut raw = [0u8; 8];
+            raw[..field.width].copy_from_slice(&bytes[field.at..field.at + field.width]);
+            let original = u64::from_le_bytes(raw);
+            for value in values(field, original, &mut rng) {
+                let forged = forge(&bytes, field, value);
+                let what = format!("fuse {} = {value:#x}", field.name);
+                match BinaryFuseFilter::from_bytes(&forged) {
+                    Ok(g) => {
+                        loaded += 1;
+                        let hits = keys.iter().filter(|k| g.contains(k)).count();
+                        let _ = (g.len(), g.fp_rate(), g.memory_bytes(), g.parameters());
+                        // With the key, seed and layout it was built
+                        // with (a forged len, or a value equal to the
+                        // original), it finds every key.
+                        let same = (g.hash_key(), g.seed(), g.fingerprint_bits())
+                            == (f.hash_key(), f.seed(), f.fingerprint_bits())
+                            && (g.segment_length(), g.segment_count())
+                                == (f.segment_length(), f.segment_count());
+                        if same {
+                            assert_eq!(hits, keys.len(), "{what}: false negative");
+                        }
+                        let again = g.to_bytes().unwrap();
+                        assert_eq!(BinaryFuseFilter::from_bytes(&again).unwrap(), g, "{what}");
+                    }
+                    Err(e) => {
+                        assert!(
+                            matches!(e, Error::Corrupt { .. } | Error::WrongVariant { .. }),
+                            "{what}: {e}"
+                        );
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        loaded > 20 && refused > 50,
+        "{loaded} loaded, {refused} refused"
+    );
+}

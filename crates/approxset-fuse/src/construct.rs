@@ -5,11 +5,12 @@
 //! of the peeling order.
 //!
 //! Scratch memory, for an array of `m ≈ 1.125·n` cells: a count byte and a
-//! hash XOR per cell (`9m` bytes) and one `u32` work area of `max(2n, m+1)`
-//! slots that first holds the bucketed hashes (two slots each) and then, as
-//! they are no longer needed once counted, the peeling stack (cells, from
-//! the bottom) and queue (from the top), which together never hold more
-//! than `m` cells: about 18.1 bytes per key, plus the filter's own
+//! hash XOR per cell (`9m` bytes), a byte per key (which of its cells a
+//! key peeled from), and one `u32` work area of `n + m + 1` slots that
+//! first holds the bucketed hashes (two slots each) and then, as they are
+//! no longer needed once counted, the peeling stack (hashes, from the
+//! bottom) and queue (cells, from the top), which together never take more
+//! than `n + m` slots: about 19.6 bytes per key, plus the filter's own
 //! fingerprints. The reference code keeps the queue, the stack and the
 //! bucketed hashes apart (about 23.6 bytes per key).
 
@@ -100,12 +101,15 @@ pub(crate) struct Built<F> {
     pub(crate) layout: Layout,
     pub(crate) seed: u64,
     pub(crate) len: usize,
+    /// Seeds tried, the one that peeled included.
+    pub(crate) attempts: u32,
 }
 
 /// Builds the array for `keys`, seeds drawn from `seed_state` by
-/// SplitMix64. The first failure (or a success with so many repeats that
-/// the set needs a smaller array) deduplicates the keys (sorting a copy, 8
-/// bytes per key) and re-plans for the distinct ones; every other seed uses
+/// SplitMix64. A failure caused by repeated keys (or the third failure,
+/// or a success with so many repeats that the set needs a smaller array)
+/// deduplicates the keys (sorting a copy, 8 bytes per key) and re-plans
+/// for the distinct ones; with fewer than 16 segments every other seed uses
 /// the layout with halved segments.
 pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
     keys: &K,
@@ -123,11 +127,11 @@ pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
         } else {
             layout
         };
-        let peeled = match &distinct {
+        let outcome = match &distinct {
             None => scratch.attempt(keys, seed, this),
             Some(d) => scratch.attempt(d.as_slice(), seed, this),
         };
-        if let Some(len) = peeled {
+        if let Outcome::Peeled(len) = outcome {
             // Many repeats caught while counting: size for the set instead.
             let oversized = distinct.is_none()
                 && settings.layout.is_none()
@@ -138,10 +142,19 @@ pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
                     layout: this,
                     seed,
                     len,
+                    attempts: attempt + 1,
                 });
             }
         }
-        if distinct.is_none() {
+        // Repeats (seen while counting, or two equal keys left in a cell
+        // of the unpeeled core) fail every seed until removed; so may
+        // repeats neither saw, hence the third failure too. A plain unlucky
+        // seed just tries the next one.
+        let repeats = match outcome {
+            Outcome::Peeled(_) => true,
+            Outcome::Failed { repeats } => repeats || attempt >= 2,
+        };
+        if distinct.is_none() && repeats {
             // Free the scratch before the copy, so the peak is one of them
             // plus the copy.
             drop(std::mem::replace(&mut scratch, Scratch::empty()));
@@ -177,6 +190,19 @@ fn try_zeroed<T: Default + Clone>(len: usize, capacity: usize) -> Result<Vec<T>>
     Ok(v)
 }
 
+/// What one seed gave.
+#[derive(Clone, Copy, Debug)]
+enum Outcome {
+    /// Every key peeled: the number of distinct keys.
+    Peeled(usize),
+    /// Some did not; `repeats` when repeated keys were seen.
+    Failed {
+        /// Whether the keys certainly (or, after the seeds so far, likely)
+        /// repeat.
+        repeats: bool,
+    },
+}
+
 /// The scratch arrays of one construction (see the module docs), reused
 /// across seeds.
 struct Scratch<F> {
@@ -186,8 +212,11 @@ struct Scratch<F> {
     counts: Vec<u8>,
     /// Per cell: the XOR of its keys' fuse hashes.
     hashes: Vec<u64>,
-    /// The bucketed hashes (two slots each), then the stack and queue.
+    /// The bucketed hashes (two slots each), then the stack (hashes, two
+    /// slots each, from the bottom) and the queue (cells, from the top).
     work: Vec<u32>,
+    /// Per stacked key: which of its three cells it peeled from.
+    found: Vec<u8>,
     /// The fingerprint array, zero until assigned.
     cells: Vec<F>,
     /// Whether `counts` and `hashes` must be cleared before an attempt.
@@ -200,6 +229,7 @@ impl<F: Fingerprint> Scratch<F> {
             counts: Vec::new(),
             hashes: Vec::new(),
             work: Vec::new(),
+            found: Vec::new(),
             cells: Vec::new(),
             dirty: false,
         }
@@ -209,24 +239,34 @@ impl<F: Fingerprint> Scratch<F> {
         let m = layout.array_len();
         let fingerprint_bytes = m as u128 * F::BYTES as u128;
         check_memory(fingerprint_bytes, max_bytes)?;
-        let slots = n.checked_mul(2).ok_or(Error::TooLarge {
-            needed: u128::MAX,
-            limit: isize::MAX as u128,
-        })?;
-        let slots = slots.max(m + 1);
-        check_memory(m as u128 * 9 + slots as u128 * 4 + fingerprint_bytes, None)?;
+        // The stack takes two slots per key and the queue one per cell,
+        // and a key is stacked only after its cell was queued, so `n + m`
+        // slots (and one for the queue's branchless writes) hold both; at
+        // least `2n` hold the bucketed hashes.
+        let slots = (n as u128 + m as u128 + 1).max(2 * n as u128);
+        check_memory(
+            m as u128 * 9 + slots * 4 + n as u128 + fingerprint_bytes,
+            None,
+        )?;
+        let slots = slots as usize;
+        // `vec![0; _]` takes zeroed pages from the allocator (`calloc`),
+        // which the passes then touch once, where a fallible reserve and
+        // fill would write all of it first (about 10 % of a build). The
+        // sizes are checked above and bounded by the keys' own; past that,
+        // like the keys' vector, an allocation the system cannot give
+        // aborts.
         Ok(Scratch {
-            counts: try_zeroed(m, m)?,
-            hashes: try_zeroed(m, m)?,
-            work: try_zeroed(slots, slots)?,
-            cells: try_zeroed(m, m)?,
+            counts: vec![0; m],
+            hashes: vec![0; m],
+            work: vec![0; slots],
+            found: vec![0; n],
+            cells: vec![F::default(); m],
             dirty: false,
         })
     }
 
-    /// One seed: the number of distinct keys when every key peeled, else
-    /// `None`.
-    fn attempt<K: Keys + ?Sized>(&mut self, keys: &K, seed: u64, layout: Layout) -> Option<usize> {
+    /// One seed: the number of distinct keys when every key peeled.
+    fn attempt<K: Keys + ?Sized>(&mut self, keys: &K, seed: u64, layout: Layout) -> Outcome {
         let n = keys.count();
         if self.dirty {
             self.counts.fill(0);
@@ -236,10 +276,21 @@ impl<F: Fingerprint> Scratch<F> {
         self.bucket(keys, seed, layout);
         let (duplicates, overflow) = self.count(n, layout);
         if overflow {
-            return None;
+            return Outcome::Failed { repeats: true };
         }
         let peeled = self.peel(layout);
-        (peeled + duplicates == n).then_some(peeled)
+        if peeled + duplicates == n {
+            return Outcome::Peeled(peeled);
+        }
+        // A cell holding two keys whose hashes XOR to 0 holds one key twice.
+        let pair = self
+            .counts
+            .iter()
+            .zip(&self.hashes)
+            .any(|(&c, &h)| c >> 2 == 2 && h == 0);
+        Outcome::Failed {
+            repeats: duplicates > 0 || pair,
+        }
     }
 
     /// Writes the keys' hashes into `work`, ordered by their top bits (so
@@ -313,12 +364,13 @@ impl<F: Fingerprint> Scratch<F> {
     /// the keys peeled.
     fn peel(&mut self, layout: Layout) -> usize {
         let (counts, hashes, work) = (&mut self.counts, &mut self.hashes, &mut self.work);
-        let m = counts.len();
+        let found_of = &mut self.found;
         let top = work.len() - 1;
         // The queue grows down from `top`, the stack up from 0; they never
-        // meet, as each cell is queued at most once (when its count is 1 at
-        // the start, or drops from 2 to 1) and `work` has more than `m`
-        // slots.
+        // meet: each cell is queued at most once (when its count is 1 at
+        // the start, or drops from 2 to 1), each stacked key was queued
+        // first, so stack (2 slots a key, at most n keys) and queue (1 a
+        // cell) take at most `n + m < work.len()` slots.
         let mut queued = 0;
         for (i, &c) in counts.iter().enumerate() {
             work[top - queued] = i as u32;
@@ -333,7 +385,9 @@ impl<F: Fingerprint> Scratch<F> {
             }
             let hash = hashes[cell];
             let found = usize::from(counts[cell] & 3);
-            work[stacked] = cell as u32;
+            work[2 * stacked] = hash as u32;
+            work[2 * stacked + 1] = (hash >> 32) as u32;
+            found_of[stacked] = found as u8;
             stacked += 1;
             let [p0, p1, p2] = layout.positions(hash);
             let ring = [p0, p1, p2, p0, p1, p2];
@@ -345,7 +399,6 @@ impl<F: Fingerprint> Scratch<F> {
                 hashes[other] ^= hash;
             }
         }
-        debug_assert!(stacked <= m);
         stacked
     }
 
@@ -353,14 +406,15 @@ impl<F: Fingerprint> Scratch<F> {
     /// gets its fingerprint XOR the two other cells, which no key peeled
     /// later (assigned earlier) changes again.
     fn assign(mut self, layout: Layout, len: usize) -> Box<[F]> {
-        let (counts, hashes, cells) = (&self.counts, &self.hashes, &mut self.cells);
-        for &cell in self.work[..len].iter().rev() {
-            let cell = cell as usize;
-            let hash = hashes[cell];
-            let found = usize::from(counts[cell] & 3);
+        let cells = &mut self.cells;
+        let stack = self.work[..2 * len].chunks_exact(2).zip(&self.found[..len]);
+        for (pair, &found) in stack.rev() {
+            let hash = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
+            let found = usize::from(found);
             let [p0, p1, p2] = layout.positions(hash);
             let ring = [p0, p1, p2, p0, p1, p2];
-            cells[cell] = F::from_hash(hash) ^ cells[ring[found + 1]] ^ cells[ring[found + 2]];
+            cells[ring[found]] =
+                F::from_hash(hash) ^ cells[ring[found + 1]] ^ cells[ring[found + 2]];
         }
         std::mem::take(&mut self.cells).into_boxed_slice()
     }

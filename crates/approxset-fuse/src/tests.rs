@@ -384,7 +384,10 @@ fn peel_rates() {
         let key = HashKey::from_seed(n as u64);
         let digests: Vec<Digest> = (0..n as u64).map(|i| key.digest(&i)).collect();
         let plan = Layout::plan(n).unwrap();
-        let trials = if n >= 1_000_000 { 20 } else { 200 };
+        let trials = std::env::var("FUSE_TRIALS")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(if n >= 1_000_000 { 20 } else { 200 });
         let extra: Vec<(&str, Option<Layout>)> = match std::env::var("FUSE_LAYOUTS") {
             Ok(v) => v
                 .split(',')
@@ -427,4 +430,45 @@ fn plan_paper(n: usize) -> (u32, u32) {
     let cap = (nf * f64::max(1.125, 0.875 + 0.25 * 1e6f64.ln() / nf.ln())).round() as u64;
     let whole = cap.div_ceil(u64::from(l)).max(3);
     (l, (whole - 2) as u32)
+}
+
+#[test]
+#[ignore]
+fn attempts_used() {
+    use crate::construct::{Settings, build};
+    let key = HashKey::from_seed(1);
+    let mut x = 0u64;
+    let digests: Vec<Digest> = (0..1_000_000)
+        .map(|_| key.digest(&approxset_core::hash::splitmix64(&mut x)))
+        .collect();
+    let settings = Settings {
+        attempts: 100,
+        max_bytes: None,
+        layout: None,
+    };
+    for state in 0..10 {
+        let b = build::<u8, _>(digests.as_slice(), state, settings).unwrap();
+        println!("state {state}: {} attempts", b.attempts);
+    }
+}
+
+#[test]
+#[ignore]
+fn bench_keys() {
+    let key = HashKey::from_seed(1);
+    let n: u64 = std::env::var("FUSE_N")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1_000_000);
+    let digests: Vec<Digest> = (0..n)
+        .map(|i| key.digest(&approxset_core::hash::splitmix64(&mut { i })))
+        .collect();
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let f = BinaryFuseFilter::with_fp_rate(0.01)
+            .hash_key(key)
+            .build_digests(&digests)
+            .unwrap();
+        println!("{f:?} {:?}", t.elapsed());
+    }
 }
