@@ -101,8 +101,6 @@ pub(crate) struct Built<F> {
     pub(crate) layout: Layout,
     pub(crate) seed: u64,
     pub(crate) len: usize,
-    /// Seeds tried, the one that peeled included.
-    pub(crate) attempts: u32,
 }
 
 /// Builds the array for `keys`, seeds drawn from `seed_state` by
@@ -142,7 +140,6 @@ pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
                     layout: this,
                     seed,
                     len,
-                    attempts: attempt + 1,
                 });
             }
         }

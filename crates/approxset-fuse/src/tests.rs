@@ -432,6 +432,15 @@ fn plan_paper(n: usize) -> (u32, u32) {
     (l, (whole - 2) as u32)
 }
 
+/// The reference code's layout for `n` (no halving), for [`peel_rates`].
+fn plan_paper(n: usize) -> (u32, u32) {
+    let nf = n as f64;
+    let l = 1u32 << ((nf.ln() / 3.33f64.ln() + 2.25).floor() as u32).min(18);
+    let cap = (nf * f64::max(1.125, 0.875 + 0.25 * 1e6f64.ln() / nf.ln())).round() as u64;
+    let whole = cap.div_ceil(u64::from(l)).max(3);
+    (l, (whole - 2) as u32)
+}
+
 #[test]
 #[ignore]
 fn attempts_used() {
