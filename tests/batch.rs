@@ -320,39 +320,31 @@ fn insert_batch_builds_the_filter_that_one_at_a_time_builds() {
         let refused = check_inserts(&format!("{variant} overfilled"), &mut *a, &mut *b, &many);
         assert_eq!(refused, variant == Variant::Cuckoo, "{variant}");
     }
-    // The concrete Bloom core's inherent form.
-    let mut a = BloomFilter::with_fp_rate(0.01)
+    // The concrete Bloom core's inherent forms, for every layout.
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::Classic>();
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::Partitioned>();
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::Blocked>();
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::SplitBlock>();
+}
+
+/// `insert_digests` and `insert_batch` on a `Bloom<L>` (not through the
+/// trait) build the bits that `insert_digest` one at a time builds.
+fn inherent_batches_build_what_one_at_a_time_builds<L: Layout>() {
+    let mut one: Bloom<L> = Bloom::with_fp_rate(0.01)
         .seed(2)
         .expected_items(5_000)
         .unwrap();
-    let mut b = a.clone();
-    let digests: Vec<Digest> = (0..5_000u32).map(|i| a.hash_key().digest(&i)).collect();
+    let (mut by_digests, mut by_keys) = (one.clone(), one.clone());
+    let keys: Vec<u32> = (0..5_000).collect();
+    let digests: Vec<Digest> = keys.iter().map(|i| one.hash_key().digest(i)).collect();
     for &d in &digests {
-        a.insert_digest(d).unwrap();
+        one.insert_digest(d).unwrap();
     }
-    b.insert_digests(&digests).unwrap();
-    assert_eq!(a, b);
-    let mut a = BlockedBloomFilter::with_fp_rate(0.01)
-        .seed(2)
-        .expected_items(5_000)
-        .unwrap();
-    let mut b = a.clone();
-    for &d in &digests {
-        a.insert_digest(d).unwrap();
-    }
-    ApproxSetExt::insert_batch(&mut b, &(0..5_000u32).collect::<Vec<_>>()).unwrap();
-    assert_eq!(a, b);
-    let mut a = SplitBlockBloomFilter::with_fp_rate(0.01)
-        .seed(2)
-        .expected_items(5_000)
-        .unwrap();
-    let mut b = a.clone();
-    for &d in &digests {
-        a.insert_digest(d).unwrap();
-    }
-    b.insert_digests(&digests).unwrap();
-    assert_eq!(a, b);
-    assert_eq!(a.count_ones(), b.count_ones());
+    by_digests.insert_digests(&digests).unwrap();
+    ApproxSetExt::insert_batch(&mut by_keys, &keys).unwrap();
+    assert_eq!(one, by_digests, "{}", L::NAME);
+    assert_eq!(one, by_keys, "{}", L::NAME);
+    assert_eq!(one.count_ones(), by_digests.count_ones(), "{}", L::NAME);
 }
 
 #[test]
