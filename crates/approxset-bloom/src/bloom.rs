@@ -154,8 +154,11 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
             let lines = if L::ONE_LINE { 1 } else { PROBE_GROUP };
             self.prefetch(chunk, lines);
             if L::BLOCK_TEST {
-                // One pass: a whole-block test has no branch on the bits.
-                out.extend(chunk.iter().map(|&digest| self.contains_digest(digest)));
+                // One pass: a whole-block test has no branch on the bits
+                // (the split-block layout's whole loop on its AVX2 build).
+                if !self.cells.block_contains_all(chunk, out) {
+                    out.extend(chunk.iter().map(|&digest| self.contains_digest(digest)));
+                }
                 continue;
             }
             // Pass 1: the first group of probes of every key. Nothing
