@@ -7,10 +7,11 @@
 
 use approxset::bloom::cells::Cells;
 use approxset::bloom::{Bloom, Layout};
+use approxset::prelude::*;
 use approxset::{
-    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
-    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest,
-    PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, Variant,
+    ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, ConcurrentApproxSet,
+    ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest, PartitionedBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
 /// Batch lengths: empty, one, around the filters' chunk of 32 and the

@@ -16,6 +16,15 @@ fuzz_target!(|data: &[u8]| {
         let again = filter.to_bytes().expect("every approxset filter serializes");
         assert!(approxset::load(&again).is_ok());
     }
+    if let Ok(mut filter) = approxset::load_membership(data) {
+        let _ = filter.contains_bytes(b"probe");
+        let inserted = filter
+            .as_approx_set_mut()
+            .is_some_and(|set| set.insert_bytes(b"probe").is_ok());
+        if inserted {
+            assert!(filter.contains_bytes(b"probe"));
+        }
+    }
     if let Ok(mut filter) = approxset::load_deletable(data) {
         if filter.insert_bytes(b"probe").is_ok() {
             assert!(filter.remove_bytes(b"probe"));
