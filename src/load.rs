@@ -20,7 +20,7 @@ fn peek_tag(bytes: &[u8]) -> Result<u8> {
 /// object, checking every invariant.
 ///
 /// ```
-/// use approxset::{ApproxSet, Variant};
+/// use approxset::Variant;
 /// let mut f = Variant::Counting.builder().seed(1).build(1000, 0.01)?;
 /// f.insert_bytes(b"alice")?;
 /// let saved = f.to_bytes()?;
@@ -135,7 +135,7 @@ pub fn read_from<R: Read>(reader: R) -> Result<Box<dyn ApproxSet + Send + Sync>>
 /// that announces more than `max_bytes` before reading or allocating it.
 ///
 /// ```
-/// use approxset::{ApproxSet, Error, Variant};
+/// use approxset::{Error, Variant};
 /// let f = Variant::Classic.builder().seed(1).build(1000, 0.01)?;
 /// let saved = f.to_bytes()?;
 /// assert!(approxset::read_from_limited(&saved[..], saved.len() as u64).is_ok());

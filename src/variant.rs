@@ -334,7 +334,7 @@ impl std::error::Error for ParseVariantError {}
 /// filters, the hash function, and a memory limit.
 ///
 /// ```
-/// use approxset::{ApproxSet, Variant};
+/// use approxset::Variant;
 /// let a = Variant::Partitioned.builder().seed(7).build(1000, 0.01)?;
 /// let b = Variant::Partitioned.builder().seed(7).build(1000, 0.01)?;
 /// assert_eq!(a.hash_key(), b.hash_key());

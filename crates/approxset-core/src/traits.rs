@@ -62,10 +62,10 @@ use crate::key::Key;
 /// # Ok::<(), approxset_core::Error>(())
 /// ```
 ///
-/// Insertion is not part of it:
+/// Insertion is not part of it, whatever is in scope:
 ///
-/// ```compile_fail
-/// # use approxset_core::Membership;
+/// ```compile_fail,E0599
+/// use approxset_core::prelude::*;
 /// fn add(set: &mut dyn Membership) {
 ///     set.insert("alice");
 /// }
@@ -209,7 +209,7 @@ pub trait Membership: fmt::Debug {
     /// default, for third-party filters, is `None`.
     ///
     /// ```
-    /// # use approxset_core::{Membership, ApproxSetExt};
+    /// # use approxset_core::Membership;
     /// fn add(set: &mut dyn Membership, key: &str) -> bool {
     ///     match set.as_approx_set_mut() {
     ///         Some(set) => set.insert(key).is_ok(),
