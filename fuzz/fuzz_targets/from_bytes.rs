@@ -2,7 +2,6 @@
 //! never a panic, an abort or an allocation larger than the input.
 #![no_main]
 
-use approxset::ApproxSet;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
