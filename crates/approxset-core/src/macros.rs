@@ -313,3 +313,66 @@ macro_rules! stream_methods {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Digest, HashKey, Membership, MembershipExt, Result, Value};
+
+    /// A static filter whose `Membership` impl `impl_membership!` writes.
+    #[derive(Debug)]
+    struct Static(Vec<u128>);
+
+    impl Static {
+        fn contains_digest(&self, d: Digest) -> bool {
+            self.0.contains(&d.to_u128())
+        }
+        fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+            out.clear();
+            out.extend(digests.iter().map(|&d| !self.contains_digest(d)));
+        }
+        fn hash_key(&self) -> HashKey {
+            HashKey::from_seed(3)
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn capacity(&self) -> usize {
+            self.0.len()
+        }
+        fn fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn estimated_fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn estimated_items(&self) -> f64 {
+            self.0.len() as f64
+        }
+        fn memory_bytes(&self) -> usize {
+            self.0.len() * 16
+        }
+        fn parameters(&self) -> Vec<(&'static str, Value)> {
+            vec![("keys", self.0.len().into())]
+        }
+        fn to_bytes(&self) -> Result<Vec<u8>> {
+            Ok(Vec::new())
+        }
+    }
+
+    crate::impl_membership!([] Static, variant = "static", batch);
+
+    #[test]
+    fn impl_membership_writes_a_read_only_filter() {
+        let key = HashKey::from_seed(3);
+        let f: Box<dyn Membership> = Box::new(Static(vec![key.digest("a").to_u128()]));
+        assert!(f.contains("a") && !f.contains("b"));
+        assert!(f.as_approx_set().is_none());
+        assert!(f.as_any().is_some_and(|a| a.is::<Static>()));
+        assert_eq!((f.variant(), f.capacity()), ("static", 1));
+        assert_eq!(f.parameters(), [("keys", Value::Count(1))]);
+        // `batch` forwards the override (which inverts, to be told apart).
+        let mut out = Vec::new();
+        f.contains_digests(&[f.digest("a")], &mut out);
+        assert_eq!(out, [false]);
+    }
+}
