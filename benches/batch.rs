@@ -35,9 +35,9 @@ use std::hash::Hash;
 use std::hint::black_box;
 
 use approxset::hash::reduce;
+use approxset::prelude::*;
 use approxset::{
-    ApproxSet, ApproxSetExt, BlockedBloomFilter, BloomFilter, Digest, HashFunction, Key,
-    SplitBlockBloomFilter,
+    ApproxSet, BlockedBloomFilter, BloomFilter, Digest, HashFunction, Key, SplitBlockBloomFilter,
 };
 use common::Keys;
 use criterion::measurement::WallTime;

@@ -7,10 +7,11 @@
 
 use approxset::bloom::cells::Cells;
 use approxset::bloom::{Bloom, Layout};
+use approxset::prelude::*;
 use approxset::{
-    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
-    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest,
-    PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, Variant,
+    ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, ConcurrentApproxSet,
+    ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest, PartitionedBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
 /// Batch lengths: empty, one, around the filters' chunk of 32 and the
@@ -244,6 +245,14 @@ fn concrete_types_answer_as_one_at_a_time() {
         |k| atomic.contains(k),
         |w, out| shared.contains_batch_shared(w, out),
     );
+    // Its read side is `Membership`'s, inherent on the object too.
+    check_batches(
+        "atomic dyn membership",
+        &keys,
+        |k| atomic.contains(k),
+        |w, out| shared.contains_batch(w, out),
+    );
+    assert_eq!(shared.hash_key(), atomic.hash_key());
     let digests: Vec<Digest> = keys.iter().map(|k| atomic.hash_key().digest(k)).collect();
     check_batches(
         "atomic digests shared",
