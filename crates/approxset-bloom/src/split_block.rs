@@ -509,7 +509,7 @@ mod tests {
             for avx2 in [false, true] {
                 let mut out = vec![true];
                 contains_all_on(&portable, &queries, &mut out, avx2);
-                assert_eq!(out[0], true);
+                assert!(out[0], "what out held stays");
                 assert_eq!(out[1..], one, "{blocks} blocks, avx2 {avx2}");
             }
         }
