@@ -35,9 +35,9 @@ use std::hash::Hash;
 use std::hint::black_box;
 
 use approxset::hash::reduce;
+use approxset::prelude::*;
 use approxset::{
-    ApproxSet, ApproxSetExt, BlockedBloomFilter, BloomFilter, Digest, HashFunction, Key,
-    SplitBlockBloomFilter,
+    ApproxSet, BlockedBloomFilter, BloomFilter, Digest, HashFunction, Key, SplitBlockBloomFilter,
 };
 use common::Keys;
 use criterion::measurement::WallTime;
@@ -361,7 +361,8 @@ fn digest64(c: &mut Criterion) {
 /// [`single`] at the index taken from the digest's `h1`). Key-free rows
 /// (`digest/…`, the `u64` group): the split-block lookup from precomputed
 /// digests against `read-array`, one random read per key over an array of
-/// its size. At 10⁷, `<filter>-miss-batched` answers each window with
+/// its size, one at a time (`split-sip-hit`, `-miss`) and with
+/// `contains_digests` (`split-sip-hit-batched`, `-miss-batched`). At 10⁷, `<filter>-miss-batched` answers each window with
 /// `contains_batch`. Each setup prints every filter's bits per key and
 /// measured false-positive rate on stderr. Run with
 /// `cargo bench -p approxset-benches --bench batch -- --warm-up-time 1
@@ -385,6 +386,10 @@ fn split(c: &mut Criterion) {
             let digests: Vec<Digest> = keys.iter().map(|k| sip.digest(k)).collect();
             let id = BenchmarkId::new("digest", format!("split-sip-{name}"));
             row(&mut group, id, &digests, |&d| sip.contains_digest(d));
+            let id = BenchmarkId::new("digest", format!("split-sip-{name}-batched"));
+            window::batched(&mut group, id, &digests, |d, out| {
+                sip.contains_digests(d, out)
+            });
         }
         drop((sip, floor));
 

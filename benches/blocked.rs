@@ -16,7 +16,8 @@ mod common;
 
 use std::hint::black_box;
 
-use approxset::{ApproxSet, ApproxSetExt, Digest};
+use approxset::Digest;
+use approxset::prelude::*;
 use common::Keys;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 

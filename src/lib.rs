@@ -13,15 +13,19 @@
 //!   [`CountingBloomFilter`] and [`CuckooFilter`] (both delete),
 //!   [`ScalableBloomFilter`] (grows) and [`AtomicBloomFilter`] (shared by
 //!   threads without a lock).
-//! - The traits: [`ApproxSet`], the object-safe interface every filter
-//!   implements, with its generic methods in [`ApproxSetExt`];
+//! - The traits, all object safe: [`Membership`], the lookups every filter
+//!   answers, with its generic methods in [`MembershipExt`]; [`ApproxSet`]
+//!   for the filters that take inserts, with [`ApproxSetExt`];
 //!   [`Deletable`] and [`DeletableExt`] for the filters that delete;
 //!   [`ConcurrentApproxSet`] and [`ConcurrentApproxSetExt`] for inserts
-//!   through `&self`. Keys are any [`Key`]: strings, bytes, integers,
-//!   tuples, or any `Hash` type through [`Hashed`].
+//!   through `&self`. Generic code imports them all with
+//!   `use approxset::prelude::*;` ([`prelude`]). Keys are any [`Key`]:
+//!   strings, bytes, integers, tuples, or any `Hash` type through
+//!   [`Hashed`].
 //! - Saving and loading: every filter's `to_bytes` and `write_to`, read back
 //!   without knowing the variant by [`load`] and [`read_from`] (and
-//!   [`load_deletable`], [`read_deletable_from`], `…_limited`).
+//!   [`load_membership`], [`load_deletable`], [`read_membership_from`],
+//!   [`read_deletable_from`], `…_limited`).
 //! - Building blocks, for implementing or tuning filters: [`bloom`] (the
 //!   generic Bloom core behind the Bloom types, its layouts, cells and
 //!   builders), [`cuckoo`] (the cuckoo filter's builder and plan),
@@ -76,12 +80,13 @@ pub use approxset_fuse::BinaryFuseFilter;
 
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable, DeletableExt,
+    Membership, MembershipExt, prelude,
 };
 pub use approxset_core::{Error, Hashed, Key, KeySink, Result};
 
 pub use load::{
-    load, load_deletable, read_deletable_from, read_deletable_from_limited, read_from,
-    read_from_limited,
+    load, load_deletable, load_membership, read_deletable_from, read_deletable_from_limited,
+    read_from, read_from_limited, read_membership_from, read_membership_from_limited,
 };
 
 pub use approxset_core::{

@@ -7,7 +7,7 @@ use approxset_bloom::{
     ScalableBloomFilter, SplitBlockBloomFilter,
 };
 use approxset_core::format::{Header, Reader, read_all, read_all_limited, tag};
-use approxset_core::{ApproxSet, Deletable, Error, Result};
+use approxset_core::{ApproxSet, Deletable, Error, Membership, Result};
 use approxset_cuckoo::CuckooFilter;
 
 /// The variant tag of `bytes`, or the envelope error that explains why
@@ -20,7 +20,7 @@ fn peek_tag(bytes: &[u8]) -> Result<u8> {
 /// object, checking every invariant.
 ///
 /// ```
-/// use approxset::{ApproxSet, Variant};
+/// use approxset::Variant;
 /// let mut f = Variant::Counting.builder().seed(1).build(1000, 0.01)?;
 /// f.insert_bytes(b"alice")?;
 /// let saved = f.to_bytes()?;
@@ -34,14 +34,61 @@ fn peek_tag(bytes: &[u8]) -> Result<u8> {
 /// The format errors of [`Error`]: `Truncated`, `TrailingBytes`, `BadMagic`,
 /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`, `Corrupt`.
 pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
+    open(bytes)
+}
+
+/// Loads a saved filter of any variant, static ones included, behind the
+/// read-only trait object; see [`load`].
+/// [`as_approx_set_mut`](Membership::as_approx_set_mut) gives back the
+/// inserts of a variant that takes them.
+///
+/// ```
+/// use approxset::{Membership, Variant};
+/// let mut f = Variant::Cuckoo.builder().seed(1).build(1000, 0.01)?;
+/// f.insert("alice")?;
+/// let mut g = approxset::load_membership(&f.to_bytes()?)?;
+/// assert!(g.contains("alice"));
+/// g.as_approx_set_mut().expect("a cuckoo filter takes inserts").insert("bob")?;
+/// assert!(g.contains("bob"));
+/// # Ok::<(), approxset::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`load`].
+pub fn load_membership(bytes: &[u8]) -> Result<Box<dyn Membership + Send + Sync>> {
+    open(bytes)
+}
+
+/// The trait objects [`open`] loads into: how a loaded filter of each kind
+/// goes into a box of that object (without relying on trait upcasting).
+trait Opened: Sized {
+    /// `filter` behind the trait object.
+    fn insertable<F: ApproxSet + Send + Sync + 'static>(filter: F) -> Self;
+}
+
+impl Opened for Box<dyn ApproxSet + Send + Sync> {
+    fn insertable<F: ApproxSet + Send + Sync + 'static>(filter: F) -> Self {
+        Box::new(filter)
+    }
+}
+
+impl Opened for Box<dyn Membership + Send + Sync> {
+    fn insertable<F: ApproxSet + Send + Sync + 'static>(filter: F) -> Self {
+        Box::new(filter)
+    }
+}
+
+/// The one dispatch on the variant tag behind [`load`] and
+/// [`load_membership`].
+fn open<B: Opened>(bytes: &[u8]) -> Result<B> {
     Ok(match peek_tag(bytes)? {
-        tag::CLASSIC => Box::new(BloomFilter::from_bytes(bytes)?),
-        tag::PARTITIONED => Box::new(PartitionedBloomFilter::from_bytes(bytes)?),
-        tag::COUNTING => Box::new(CountingBloomFilter::from_bytes(bytes)?),
-        tag::CUCKOO => Box::new(CuckooFilter::from_bytes(bytes)?),
-        tag::SCALABLE => Box::new(ScalableBloomFilter::from_bytes(bytes)?),
-        tag::BLOCKED => Box::new(BlockedBloomFilter::from_bytes(bytes)?),
-        tag::SPLIT_BLOCK => Box::new(SplitBlockBloomFilter::from_bytes(bytes)?),
+        tag::CLASSIC => B::insertable(BloomFilter::from_bytes(bytes)?),
+        tag::PARTITIONED => B::insertable(PartitionedBloomFilter::from_bytes(bytes)?),
+        tag::COUNTING => B::insertable(CountingBloomFilter::from_bytes(bytes)?),
+        tag::CUCKOO => B::insertable(CuckooFilter::from_bytes(bytes)?),
+        tag::SCALABLE => B::insertable(ScalableBloomFilter::from_bytes(bytes)?),
+        tag::BLOCKED => B::insertable(BlockedBloomFilter::from_bytes(bytes)?),
+        tag::SPLIT_BLOCK => B::insertable(SplitBlockBloomFilter::from_bytes(bytes)?),
         // Let the envelope check say what is wrong (damage or unknown tag).
         _ => {
             Reader::open(bytes)?;
@@ -88,7 +135,7 @@ pub fn read_from<R: Read>(reader: R) -> Result<Box<dyn ApproxSet + Send + Sync>>
 /// that announces more than `max_bytes` before reading or allocating it.
 ///
 /// ```
-/// use approxset::{ApproxSet, Error, Variant};
+/// use approxset::{Error, Variant};
 /// let f = Variant::Classic.builder().seed(1).build(1000, 0.01)?;
 /// let saved = f.to_bytes()?;
 /// assert!(approxset::read_from_limited(&saved[..], saved.len() as u64).is_ok());
@@ -125,4 +172,25 @@ pub fn read_deletable_from_limited<R: Read>(
 /// [`Error::Io`], and as [`load_deletable`].
 pub fn read_deletable_from<R: Read>(reader: R) -> Result<Box<dyn Deletable + Send + Sync>> {
     load_deletable(&read_all(reader)?)
+}
+
+/// Reads one saved filter of any variant from `reader` behind the read-only
+/// trait object; see [`load_membership`] and [`read_from`].
+///
+/// # Errors
+/// As [`read_from`].
+pub fn read_membership_from<R: Read>(reader: R) -> Result<Box<dyn Membership + Send + Sync>> {
+    load_membership(&read_all(reader)?)
+}
+
+/// Reads one saved filter of any variant from `reader` behind the read-only
+/// trait object, at most `max_bytes` bytes; see [`read_from_limited`].
+///
+/// # Errors
+/// As [`read_from_limited`].
+pub fn read_membership_from_limited<R: Read>(
+    reader: R,
+    max_bytes: u64,
+) -> Result<Box<dyn Membership + Send + Sync>> {
+    load_membership(&read_all_limited(reader, max_bytes)?)
 }

@@ -9,7 +9,7 @@ use approxset_bloom::{
     Partitioned, PartitionedBloomFilter, ScalableBloomFilter, SplitBlock, SplitBlockBloomFilter,
 };
 use approxset_core::format::tag;
-use approxset_core::{ApproxSet, BuildOptions, Deletable, Error, HashFunction, Result};
+use approxset_core::{ApproxSet, BuildOptions, Deletable, Error, HashFunction, Membership, Result};
 use approxset_cuckoo::CuckooFilter;
 
 /// A filter variant, to choose at run time and use through
@@ -72,7 +72,7 @@ impl Variant {
     ];
 
     /// The lowercase name, as [`Display`](fmt::Display) prints it and
-    /// [`FromStr`] and [`ApproxSet::variant`] use.
+    /// [`FromStr`] and [`Membership::variant`] use.
     pub const fn name(self) -> &'static str {
         match self {
             Variant::Classic => "classic",
@@ -129,7 +129,7 @@ impl Variant {
     }
 
     /// The variant of a filter, when it is one of this crate's.
-    pub fn of<S: ApproxSet + ?Sized>(filter: &S) -> Option<Variant> {
+    pub fn of<S: Membership + ?Sized>(filter: &S) -> Option<Variant> {
         filter.variant().parse().ok()
     }
 
@@ -334,7 +334,7 @@ impl std::error::Error for ParseVariantError {}
 /// filters, the hash function, and a memory limit.
 ///
 /// ```
-/// use approxset::{ApproxSet, Variant};
+/// use approxset::Variant;
 /// let a = Variant::Partitioned.builder().seed(7).build(1000, 0.01)?;
 /// let b = Variant::Partitioned.builder().seed(7).build(1000, 0.01)?;
 /// assert_eq!(a.hash_key(), b.hash_key());

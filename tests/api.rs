@@ -1,7 +1,8 @@
 //! The API rules of `docs/design.md` ("API rules"), checked for every
 //! filter type: an inherent method named as a trait method has its
 //! signature; `len` means one thing; overfill, union, intersection and
-//! downcasting work through `dyn ApproxSet`.
+//! downcasting work through `dyn ApproxSet`; generic code over the traits
+//! needs only the prelude.
 
 use approxset::{
     ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
@@ -346,6 +347,45 @@ fn checked_conversions_from_dyn() {
             .downcast_ref::<CuckooFilter>()
             .is_none()
     );
+}
+
+/// Generic code over `Membership` or `ApproxSet` needs one import, the
+/// prelude (`contains` is a `MembershipExt` method, `insert` an
+/// `ApproxSetExt` one), and every filter is a `dyn Membership` that
+/// converts back to a `dyn ApproxSet`.
+#[test]
+fn generic_code_over_the_traits_needs_only_the_prelude() {
+    mod generic {
+        use approxset::prelude::*;
+
+        pub(super) fn answers<S: Membership + ?Sized>(set: &S, keys: &[&str]) -> Vec<bool> {
+            keys.iter().map(|k| set.contains(*k)).collect()
+        }
+
+        pub(super) fn fill<S: ApproxSet + ?Sized>(set: &mut S, keys: &[&str]) -> Vec<bool> {
+            for k in keys {
+                set.insert(*k).unwrap();
+            }
+            let mut out = Vec::new();
+            set.contains_batch(keys, &mut out);
+            out
+        }
+    }
+    let keys = ["alice", "bob"];
+    for mut f in every_filter(100, 0.01, 1) {
+        let name = f.variant();
+        assert_eq!(generic::fill(&mut f, &keys), [true, true], "{name}");
+        assert_eq!(generic::answers(&f, &keys), [true, true], "{name}");
+        let read: &mut dyn approxset::Membership = &mut f;
+        assert_eq!(generic::answers(read, &keys), [true, true], "{name}");
+        let set = read
+            .as_approx_set_mut()
+            .expect("every filter takes inserts");
+        set.insert("carol").unwrap();
+        assert!(f.contains("carol"), "{name}: the insert reached the filter");
+        assert_eq!(f.len(), 3, "{name}");
+        assert!(f.as_approx_set().is_some(), "{name}");
+    }
 }
 
 /// The errors the trait documents for `insert` come through `dyn`.

@@ -7,10 +7,11 @@
 
 use approxset::bloom::cells::Cells;
 use approxset::bloom::{Bloom, Layout};
+use approxset::prelude::*;
 use approxset::{
-    ApproxSet, ApproxSetExt, AtomicBloomFilter, BlockedBloomFilter, BloomFilter,
-    ConcurrentApproxSet, ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest,
-    PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, Variant,
+    ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, ConcurrentApproxSet,
+    ConcurrentApproxSetExt, CountingBloomFilter, CuckooFilter, Digest, PartitionedBloomFilter,
+    ScalableBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
 /// Batch lengths: empty, one, around the filters' chunk of 32 and the
@@ -244,6 +245,14 @@ fn concrete_types_answer_as_one_at_a_time() {
         |k| atomic.contains(k),
         |w, out| shared.contains_batch_shared(w, out),
     );
+    // Its read side is `Membership`'s, inherent on the object too.
+    check_batches(
+        "atomic dyn membership",
+        &keys,
+        |k| atomic.contains(k),
+        |w, out| shared.contains_batch(w, out),
+    );
+    assert_eq!(shared.hash_key(), atomic.hash_key());
     let digests: Vec<Digest> = keys.iter().map(|k| atomic.hash_key().digest(k)).collect();
     check_batches(
         "atomic digests shared",
@@ -320,39 +329,31 @@ fn insert_batch_builds_the_filter_that_one_at_a_time_builds() {
         let refused = check_inserts(&format!("{variant} overfilled"), &mut *a, &mut *b, &many);
         assert_eq!(refused, variant == Variant::Cuckoo, "{variant}");
     }
-    // The concrete Bloom core's inherent form.
-    let mut a = BloomFilter::with_fp_rate(0.01)
+    // The concrete Bloom core's inherent forms, for every layout.
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::Classic>();
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::Partitioned>();
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::Blocked>();
+    inherent_batches_build_what_one_at_a_time_builds::<approxset::bloom::SplitBlock>();
+}
+
+/// `insert_digests` and `insert_batch` on a `Bloom<L>` (not through the
+/// trait) build the bits that `insert_digest` one at a time builds.
+fn inherent_batches_build_what_one_at_a_time_builds<L: Layout>() {
+    let mut one: Bloom<L> = Bloom::with_fp_rate(0.01)
         .seed(2)
         .expected_items(5_000)
         .unwrap();
-    let mut b = a.clone();
-    let digests: Vec<Digest> = (0..5_000u32).map(|i| a.hash_key().digest(&i)).collect();
+    let (mut by_digests, mut by_keys) = (one.clone(), one.clone());
+    let keys: Vec<u32> = (0..5_000).collect();
+    let digests: Vec<Digest> = keys.iter().map(|i| one.hash_key().digest(i)).collect();
     for &d in &digests {
-        a.insert_digest(d).unwrap();
+        one.insert_digest(d).unwrap();
     }
-    b.insert_digests(&digests).unwrap();
-    assert_eq!(a, b);
-    let mut a = BlockedBloomFilter::with_fp_rate(0.01)
-        .seed(2)
-        .expected_items(5_000)
-        .unwrap();
-    let mut b = a.clone();
-    for &d in &digests {
-        a.insert_digest(d).unwrap();
-    }
-    ApproxSetExt::insert_batch(&mut b, &(0..5_000u32).collect::<Vec<_>>()).unwrap();
-    assert_eq!(a, b);
-    let mut a = SplitBlockBloomFilter::with_fp_rate(0.01)
-        .seed(2)
-        .expected_items(5_000)
-        .unwrap();
-    let mut b = a.clone();
-    for &d in &digests {
-        a.insert_digest(d).unwrap();
-    }
-    b.insert_digests(&digests).unwrap();
-    assert_eq!(a, b);
-    assert_eq!(a.count_ones(), b.count_ones());
+    by_digests.insert_digests(&digests).unwrap();
+    ApproxSetExt::insert_batch(&mut by_keys, &keys).unwrap();
+    assert_eq!(one, by_digests, "{}", L::NAME);
+    assert_eq!(one, by_keys, "{}", L::NAME);
+    assert_eq!(one.count_ones(), by_digests.count_ones(), "{}", L::NAME);
 }
 
 #[test]

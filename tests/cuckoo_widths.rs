@@ -9,7 +9,7 @@
 mod common;
 
 use approxset::format::{CHECKSUM_LEN, HEADER_LEN, MAGIC, checksum};
-use approxset::{ApproxSet, CuckooFilter, Error, HashKey};
+use approxset::{CuckooFilter, Error, HashKey, Membership};
 
 const SEED: u64 = 42;
 
@@ -107,7 +107,7 @@ fn every_width_round_trips() {
             let d = approxset::load(&bytes).unwrap();
             assert_eq!(d.variant(), "cuckoo");
             assert_eq!(d.len(), f.len());
-            assert_eq!(d.parameters(), ApproxSet::parameters(&f));
+            assert_eq!(d.parameters(), Membership::parameters(&f));
             for i in 0..2_000u32 {
                 let k = format!("other-{i}");
                 assert_eq!(d.contains(k.as_str()), f.contains(k.as_str()));

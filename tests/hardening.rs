@@ -10,9 +10,8 @@
 mod common;
 
 use approxset::format::{CHECKSUM_LEN, HEADER_LEN, checksum};
-use approxset::{
-    ApproxSet, ApproxSetExt, Error, HashFunction, ScalableBloomFilter, Variant, sizing,
-};
+use approxset::prelude::*;
+use approxset::{ApproxSet, Error, HashFunction, ScalableBloomFilter, Variant, sizing};
 use common::proptest_config;
 use proptest::prelude::*;
 

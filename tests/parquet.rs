@@ -7,18 +7,14 @@
 //! BYTE_ARRAY's bytes, an INT64's 8 little-endian bytes, an INT32's 4, which
 //! are approxset's canonical bytes of a `&str`, an `i64` and an `i32`.
 
-use std::sync::Arc;
-
 use approxset::{HashFunction, SplitBlockBloomFilter};
 use bytes::Bytes;
 use parquet::bloom_filter::Sbbf;
-use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
-use parquet::file::properties::{ReaderProperties, WriterProperties};
 use parquet::file::reader::FileReader;
-use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
-use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::parser::parse_message_type;
-use parquet::schema::types::ColumnPath;
+
+#[path = "common/parquet.rs"]
+mod parquet_files;
+use parquet_files::{Values, reader};
 
 const ROW_GROUPS: usize = 4;
 const PER_GROUP: usize = 2_500;
@@ -51,70 +47,27 @@ fn absent_day(i: usize) -> i32 {
 
 /// A Parquet file of 4 row groups of 2,500 rows with bloom filters on
 /// `name` (BYTE_ARRAY UTF8), `id` (INT64) and `day` (INT32) but not on
-/// `nofilter`, through the low-level writer.
+/// `nofilter`.
 fn write_file() -> Bytes {
-    let schema = Arc::new(
-        parse_message_type(
-            "message t { required binary name (UTF8); required int64 id; \
-             required int32 day; required int64 nofilter; }",
-        )
-        .unwrap(),
-    );
-    // Per column: the file-level `set_bloom_filter_fpp` and `_max_ndv`
-    // would enable filters on every column.
-    let mut props = WriterProperties::builder();
-    for column in FILTERED {
-        let path = ColumnPath::from(column);
-        props = props
-            .set_column_bloom_filter_enabled(path.clone(), true)
-            .set_column_bloom_filter_fpp(path.clone(), 0.01)
-            .set_column_bloom_filter_max_ndv(path, PER_GROUP as u64);
-    }
     let mut buf = Vec::new();
-    let mut w = SerializedFileWriter::new(&mut buf, schema, Arc::new(props.build())).unwrap();
-    for rg in 0..ROW_GROUPS {
-        let rows = rg * PER_GROUP..(rg + 1) * PER_GROUP;
-        let mut g = w.next_row_group().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        let names: Vec<ByteArray> = rows.clone().map(|i| name(i).as_str().into()).collect();
-        c.typed::<ByteArrayType>()
-            .write_batch(&names, None, None)
-            .unwrap();
-        c.close().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        let ids: Vec<i64> = rows.clone().map(id).collect();
-        c.typed::<Int64Type>()
-            .write_batch(&ids, None, None)
-            .unwrap();
-        c.close().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        let days: Vec<i32> = rows.clone().map(day).collect();
-        c.typed::<Int32Type>()
-            .write_batch(&days, None, None)
-            .unwrap();
-        c.close().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        c.typed::<Int64Type>()
-            .write_batch(&ids, None, None)
-            .unwrap();
-        c.close().unwrap();
-        assert!(g.next_column().unwrap().is_none());
-        g.close().unwrap();
-    }
-    w.close().unwrap();
+    parquet_files::write(
+        &mut buf,
+        "message t { required binary name (UTF8); required int64 id; \
+         required int32 day; required int64 nofilter; }",
+        &FILTERED,
+        ROW_GROUPS,
+        PER_GROUP,
+        |rows| {
+            let ids: Vec<i64> = rows.clone().map(id).collect();
+            vec![
+                Values::Str(rows.clone().map(name).collect()),
+                Values::I64(ids.clone()),
+                Values::I32(rows.map(day).collect()),
+                Values::I64(ids),
+            ]
+        },
+    );
     Bytes::from(buf)
-}
-
-/// A reader of `file` that reads the bloom filters.
-fn reader(file: Bytes) -> SerializedFileReader<Bytes> {
-    let options = ReadOptionsBuilder::new()
-        .with_reader_properties(
-            ReaderProperties::builder()
-                .set_read_bloom_filter(true)
-                .build(),
-        )
-        .build();
-    SerializedFileReader::new_with_options(file, options).unwrap()
 }
 
 /// The bitset `sbbf` holds: the bytes after the Thrift header.

@@ -4,7 +4,7 @@
 mod common;
 
 use approxset::format::{CHECKSUM_LEN, HEADER_LEN, MAGIC, VERSION, checksum};
-use approxset::{ApproxSet, Error, HashFunction, HashKey, Variant};
+use approxset::{ApproxSet, Error, HashFunction, HashKey, Membership, Variant};
 use common::proptest_config;
 use proptest::prelude::*;
 
@@ -84,6 +84,103 @@ fn round_trip_every_variant() {
             }
             Err(e) => panic!("{variant}: {e}"),
         }
+    }
+}
+
+/// `load_membership` opens every variant (SipHash and XXH3) as `load` does:
+/// the same filter behind the read-only object, answering key for key as
+/// the other, and the same error for every truncation.
+#[test]
+fn load_membership_answers_as_load_for_every_variant() {
+    let others: Vec<String> = (0..10_000u32).map(|i| format!("other-{i}")).collect();
+    for &variant in Variant::ALL {
+        for function in [HashFunction::SipHash13, HashFunction::Xxh3] {
+            if !variant.supports_hash(function) {
+                continue;
+            }
+            let bytes = sample_hashed(variant, function).to_bytes().unwrap();
+            let a = approxset::load(&bytes).unwrap();
+            let m: Box<dyn Membership + Send + Sync> = approxset::load_membership(&bytes).unwrap();
+            assert_eq!(m.variant(), variant.name());
+            assert_eq!(m.hash_key(), a.hash_key(), "{variant}");
+            assert_eq!(m.len(), a.len(), "{variant}");
+            assert_eq!(m.capacity(), a.capacity(), "{variant}");
+            assert_eq!(m.fp_rate(), a.fp_rate(), "{variant}");
+            assert_eq!(m.estimated_fp_rate(), a.estimated_fp_rate(), "{variant}");
+            assert_eq!(m.estimated_items(), a.estimated_items(), "{variant}");
+            assert_eq!(m.memory_bytes(), a.memory_bytes(), "{variant}");
+            assert_eq!(m.parameters(), a.parameters(), "{variant}");
+            assert_eq!(m.to_bytes().unwrap(), bytes, "{variant}");
+            assert!(members().all(|k| m.contains_bytes(&k)), "{variant}");
+            let (mut from_m, mut from_a) = (Vec::new(), Vec::new());
+            m.contains_batch(&others, &mut from_m);
+            a.contains_batch(&others, &mut from_a);
+            assert_eq!(from_m, from_a, "{variant}");
+            assert!(
+                from_m.iter().any(|&x| !x),
+                "{variant}: a filter that says yes to all"
+            );
+            for (k, &answer) in others.iter().zip(&from_a) {
+                assert_eq!(m.contains(k), answer, "{variant}: {k}");
+            }
+            for len in (0..bytes.len()).step_by(7) {
+                assert_eq!(
+                    format!(
+                        "{:?}",
+                        approxset::load_membership(&bytes[..len]).unwrap_err()
+                    ),
+                    format!("{:?}", approxset::load(&bytes[..len]).unwrap_err()),
+                    "{variant} truncated to {len}"
+                );
+            }
+            // Through io::Read, with more data after it in the stream.
+            let mut stream = bytes.clone();
+            stream.extend_from_slice(b"and then something else");
+            let mut cursor = std::io::Cursor::new(stream);
+            let r = approxset::read_membership_from(&mut cursor).unwrap();
+            assert_eq!(r.to_bytes().unwrap(), bytes);
+            assert_eq!(cursor.position() as usize, bytes.len());
+            let limit = bytes.len() as u64;
+            assert!(approxset::read_membership_from_limited(&bytes[..], limit).is_ok());
+            assert!(matches!(
+                approxset::read_membership_from_limited(&bytes[..], limit - 1),
+                Err(Error::TooLarge { .. })
+            ));
+        }
+    }
+    let mut unknown = sample(Variant::Classic).to_bytes().unwrap();
+    unknown[6] = 0xEE;
+    let unknown = reseal(unknown);
+    assert_eq!(
+        format!("{:?}", approxset::load_membership(&unknown).unwrap_err()),
+        format!("{:?}", approxset::load(&unknown).unwrap_err())
+    );
+}
+
+/// A filter loaded as a `dyn Membership` takes inserts again through
+/// `as_approx_set_mut`, exactly as the same filter loaded by `load`.
+#[test]
+fn a_loaded_membership_object_takes_inserts() {
+    for &variant in Variant::ALL {
+        let bytes = sample(variant).to_bytes().unwrap();
+        let mut m = approxset::load_membership(&bytes).unwrap();
+        let mut a = approxset::load(&bytes).unwrap();
+        assert!(m.as_approx_set().is_some(), "{variant}");
+        let set = m.as_approx_set_mut().expect("every variant takes inserts");
+        for i in 0..20 {
+            let k = format!("more-{i}");
+            assert_eq!(
+                set.insert_bytes(k.as_bytes()).ok(),
+                a.insert_bytes(k.as_bytes()).ok(),
+                "{variant}"
+            );
+        }
+        assert!(
+            (0..20).all(|i| m.contains_bytes(format!("more-{i}").as_bytes())),
+            "{variant}: the inserts reached the filter"
+        );
+        assert_eq!(m.len(), 70, "{variant}");
+        assert_eq!(m.to_bytes().unwrap(), a.to_bytes().unwrap(), "{variant}");
     }
 }
 

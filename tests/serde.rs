@@ -4,8 +4,9 @@
 //! JSON written the old way (an array of numbers) still reads.
 #![cfg(feature = "serde")]
 
+use approxset::prelude::*;
 use approxset::{
-    ApproxSet, ApproxSetExt, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter,
+    ApproxSet, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter,
     PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
 };
 use serde::Serialize;
@@ -98,7 +99,7 @@ fn json_is_a_base64_string_a_quarter_of_the_array() -> Result<(), approxset::Err
         .seed(3)
         .expected_items(1_000)?;
     f.extend(0..1_000u32);
-    let bytes = ApproxSet::to_bytes(&f)?;
+    let bytes = Membership::to_bytes(&f)?;
     let json = serde_json::to_string(&f).unwrap();
     let old_json = serde_json::to_string(&bytes).unwrap();
     let bytes = bytes.len();

@@ -2,7 +2,6 @@
 //! never a panic, an abort or an allocation larger than the input.
 #![no_main]
 
-use approxset::ApproxSet;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,6 +14,15 @@ fuzz_target!(|data: &[u8]| {
         }
         let again = filter.to_bytes().expect("every approxset filter serializes");
         assert!(approxset::load(&again).is_ok());
+    }
+    if let Ok(mut filter) = approxset::load_membership(data) {
+        let _ = filter.contains_bytes(b"probe");
+        let inserted = filter
+            .as_approx_set_mut()
+            .is_some_and(|set| set.insert_bytes(b"probe").is_ok());
+        if inserted {
+            assert!(filter.contains_bytes(b"probe"));
+        }
     }
     if let Ok(mut filter) = approxset::load_deletable(data) {
         if filter.insert_bytes(b"probe").is_ok() {

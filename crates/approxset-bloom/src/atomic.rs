@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use approxset_core::format::{Reader, Writer};
 use approxset_core::sizing::check_memory;
-use approxset_core::{ConcurrentApproxSet, Digest, Error, HashKey, Result, Value};
+use approxset_core::{ConcurrentApproxSet, Digest, Error, Result, Value};
 
 use crate::BlockedBloomFilter;
 use crate::bits::BitVec;
@@ -355,19 +355,8 @@ impl ConcurrentApproxSet for AtomicBloomFilter {
     fn insert_digest_shared(&self, digest: Digest) -> bool {
         AtomicBloomFilter::insert_digest_shared(self, digest)
     }
-    #[inline]
-    fn contains_digest_shared(&self, digest: Digest) -> bool {
-        self.contains_digest(digest)
-    }
-    #[inline]
-    fn contains_digests_shared(&self, digests: &[Digest], out: &mut Vec<bool>) {
-        self.contains_digests(digests, out)
-    }
     fn insert_digests_shared(&self, digests: &[Digest]) {
         AtomicBloomFilter::insert_digests_shared(self, digests)
-    }
-    fn hash_key(&self) -> HashKey {
-        self.key
     }
 }
 

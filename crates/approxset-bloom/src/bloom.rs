@@ -154,8 +154,11 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
             let lines = if L::ONE_LINE { 1 } else { PROBE_GROUP };
             self.prefetch(chunk, lines);
             if L::BLOCK_TEST {
-                // One pass: a whole-block test has no branch on the bits.
-                out.extend(chunk.iter().map(|&digest| self.contains_digest(digest)));
+                // One pass: a whole-block test has no branch on the bits
+                // (the split-block layout's whole loop on its AVX2 build).
+                if !self.cells.block_contains_all(chunk, out) {
+                    out.extend(chunk.iter().map(|&digest| self.contains_digest(digest)));
+                }
                 continue;
             }
             // Pass 1: the first group of probes of every key. Nothing
@@ -249,7 +252,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     approxset_core::bookkeeping_methods!(
         len = "The number of inserts accepted (through `&self` too, for the atomic \
                filter), less the removes that succeeded (counting filter): \
-               [`ApproxSet::len`](approxset_core::ApproxSet::len). A repeated item counts \
+               [`Membership::len`](approxset_core::Membership::len). A repeated item counts \
                each time; after a `union` it is the sum of both counts and after an \
                `intersect` the smaller one. For distinct items use `estimated_items`.",
         len_from = len_with_shared
@@ -305,7 +308,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
 
     /// The parameters by name: the cells (`bits` or `counters`), `hashes`,
     /// and the cells set (`ones` or `nonzero`); see
-    /// [`ApproxSet::parameters`](approxset_core::ApproxSet::parameters).
+    /// [`Membership::parameters`](approxset_core::Membership::parameters).
     pub fn parameters(&self) -> Vec<(&'static str, Value)> {
         let mut out = vec![
             (C::WHAT, self.cells.cell_count().into()),

@@ -71,6 +71,15 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     fn block_contains(&self, _digest: Digest) -> Option<bool> {
         None
     }
+    /// Appends to `out` whether each of `digests` may be present, when the
+    /// layout tests blocks at once on these cells
+    /// ([`Layout::block_contains_all`]); `false`, with nothing appended:
+    /// look them up one by one.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn block_contains_all(&self, _digests: &[Digest], _out: &mut Vec<bool>) -> bool {
+        false
+    }
     /// Records `digest` (whether a cell changed), when the layout sets a
     /// key's block at once on these cells ([`Layout::block_insert`]);
     /// `None`, with nothing done: set the positions one by one.
@@ -152,6 +161,10 @@ impl<L: Layout> Cells<L> for BitVec {
     #[inline(always)]
     fn block_contains(&self, digest: Digest) -> Option<bool> {
         L::block_contains(self.words(), digest)
+    }
+    #[inline(always)]
+    fn block_contains_all(&self, digests: &[Digest], out: &mut Vec<bool>) -> bool {
+        L::block_contains_all(self.words(), digests, out)
     }
     #[inline(always)]
     fn block_insert(&mut self, digest: Digest) -> Option<bool> {

@@ -93,6 +93,15 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
         None
     }
 
+    /// Appends to `out` whether each of `digests` may be in the bits
+    /// `words`, for a layout that tests a block at once; `false` (nothing
+    /// appended): look them up one by one.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn block_contains_all(_words: &[u64], _digests: &[Digest], _out: &mut Vec<bool>) -> bool {
+        false
+    }
+
     /// Sets the bits of `digest` in `words` and returns how many were
     /// clear, for a layout that sets a block at once; `None` (nothing
     /// done): set the positions one by one.
@@ -330,6 +339,12 @@ impl Layout for SplitBlock {
     #[inline(always)]
     fn block_contains(words: &[u64], digest: Digest) -> Option<bool> {
         Some(split_block::contains(words, digest))
+    }
+
+    #[inline(always)]
+    fn block_contains_all(words: &[u64], digests: &[Digest], out: &mut Vec<bool>) -> bool {
+        split_block::contains_all(words, digests, out);
+        true
     }
 
     #[inline(always)]

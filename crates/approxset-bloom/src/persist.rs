@@ -92,7 +92,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     ///
     /// # Errors
     /// None: every filter of the crate serializes. The `Result` is the
-    /// trait's signature ([`ApproxSet::to_bytes`](approxset_core::ApproxSet::to_bytes)).
+    /// trait's signature ([`Membership::to_bytes`](approxset_core::Membership::to_bytes)).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut w = Writer::new(C::TAG, self.key, self.cells.memory_bytes() + 40);
         self.write_body(&mut w);
@@ -182,7 +182,7 @@ impl ScalableBloomFilter {
     ///
     /// # Errors
     /// None: every filter of the crate serializes. The `Result` is the
-    /// trait's signature ([`ApproxSet::to_bytes`](approxset_core::ApproxSet::to_bytes)).
+    /// trait's signature ([`Membership::to_bytes`](approxset_core::Membership::to_bytes)).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut w = Writer::new(
             tag::SCALABLE,

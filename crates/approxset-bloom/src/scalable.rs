@@ -8,7 +8,7 @@ use std::fmt;
 use approxset_core::sizing::{
     self, MAX_HASHES, MIN_FP_RATE, Plan, validate_fp_rate, validate_items,
 };
-use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, Result, Value};
+use approxset_core::{BuildOptions, Digest, Error, HashKey, Result, Value};
 
 use crate::bloom::Bloom;
 use crate::partitioned::PartitionedBloomFilter;

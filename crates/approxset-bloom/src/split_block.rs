@@ -248,6 +248,35 @@ impl BlockOp for Lookup<'_> {
     }
 }
 
+/// Appends to `out` whether each digest may be in the filter whose bits
+/// are `words`: the whole loop is one operation, so on the AVX2 build the
+/// lookup is inlined into it and the build is chosen once per batch.
+struct Lookups<'a> {
+    words: &'a [u64],
+    digests: &'a [Digest],
+    out: &'a mut Vec<bool>,
+}
+
+impl BlockOp for Lookups<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn apply(self) {
+        // A plain loop, not `extend(map(..))`: the iterator's `fold` is a
+        // function of its own, built without AVX2, and the lookup inlined
+        // into it would be the portable one.
+        self.out.reserve(self.digests.len());
+        for digest in self.digests {
+            let hash = digest.h1();
+            let found = Lookup {
+                block: block(self.words, hash),
+                hash,
+            }
+            .apply();
+            self.out.push(found);
+        }
+    }
+}
+
 /// Sets a key's mask bits in its block; how many were clear.
 struct Insert<'a> {
     block: &'a mut [u64; BLOCK_WORDS],
@@ -273,62 +302,86 @@ impl BlockOp for Insert<'_> {
     }
 }
 
-/// Whether this processor has AVX2, detected once: 0 unknown, 1 no, 2 yes.
-#[cfg(target_arch = "x86_64")]
-static AVX2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+/// Choosing the build at run time: on x86-64 compiled without AVX2 (the
+/// default target), detect it once and call the AVX2 build through one
+/// `unsafe` call. (Compiled for AVX2, `-C target-cpu=native` on such a
+/// processor, there is nothing to choose; elsewhere there is no AVX2.)
+#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
+mod dispatch {
+    use super::BlockOp;
+    use std::sync::atomic::{AtomicU8, Ordering};
 
-/// Whether this processor has AVX2: one relaxed load once detected, inlined
-/// into every lookup (a call per lookup cost more than the lookup).
-#[cfg(target_arch = "x86_64")]
+    /// Whether this processor has AVX2, detected once: 0 unknown, 1 no,
+    /// 2 yes.
+    static AVX2: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether this processor has AVX2: one relaxed load once detected,
+    /// inlined into every lookup (a call per lookup cost more than the
+    /// lookup).
+    #[inline(always)]
+    pub(super) fn has_avx2() -> bool {
+        match AVX2.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => detect_avx2(),
+        }
+    }
+
+    /// The first call's detection, cached in [`AVX2`].
+    #[cold]
+    #[inline(never)]
+    fn detect_avx2() -> bool {
+        let yes = std::is_x86_feature_detected!("avx2");
+        AVX2.store(1 + u8::from(yes), Ordering::Relaxed);
+        yes
+    }
+
+    /// `op` compiled for AVX2 (the 32-bit lane multiply and per-lane
+    /// shifts).
+    ///
+    /// # Safety
+    /// The processor must have AVX2. (An `unsafe fn` rather than a safe
+    /// `#[target_feature]` one, which needs Rust 1.86, past the MSRV.)
+    #[target_feature(enable = "avx2")]
+    #[allow(unsafe_code)]
+    unsafe fn apply_avx2<O: BlockOp>(op: O) -> O::Out {
+        op.apply()
+    }
+
+    /// `op` on the portable build, out of line: inlined beside the AVX2
+    /// call, its scalar code's registers made every lookup save and
+    /// restore five (52 instructions per lookup from a digest, against 25
+    /// without; `docs/design.md`, "Split-block and fast hashes: measured").
+    #[inline(never)]
+    fn apply_portable<O: BlockOp>(op: O) -> O::Out {
+        op.apply()
+    }
+
+    /// Runs `op` on the AVX2 build when `avx2` is asked for and the
+    /// processor has it, else on the portable build. The one `unsafe`
+    /// call of the layout.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(super) fn run<O: BlockOp>(op: O, avx2: bool) -> O::Out {
+        if avx2 && has_avx2() {
+            // SAFETY: `apply_avx2` needs AVX2, and `has_avx2` has just
+            // found it on this processor (`is_x86_feature_detected!`,
+            // cached); the function's body is safe code with no other
+            // precondition.
+            return unsafe { apply_avx2(op) };
+        }
+        apply_portable(op)
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
+use dispatch::run;
+
+/// Runs `op` as it is compiled: for AVX2 where the target has it, portably
+/// elsewhere.
+#[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx2"))))]
 #[inline(always)]
-fn has_avx2() -> bool {
-    match AVX2.load(std::sync::atomic::Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => detect_avx2(),
-    }
-}
-
-/// The first call's detection, cached in [`AVX2`].
-#[cfg(target_arch = "x86_64")]
-#[cold]
-#[inline(never)]
-fn detect_avx2() -> bool {
-    let yes = std::is_x86_feature_detected!("avx2");
-    AVX2.store(1 + u8::from(yes), std::sync::atomic::Ordering::Relaxed);
-    yes
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn has_avx2() -> bool {
-    false
-}
-
-/// `op` compiled for AVX2 (the 32-bit lane multiply and per-lane shifts).
-///
-/// # Safety
-/// The processor must have AVX2. (An `unsafe fn` rather than a safe
-/// `#[target_feature]` one, which needs Rust 1.86, past the MSRV.)
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[allow(unsafe_code)]
-unsafe fn apply_avx2<O: BlockOp>(op: O) -> O::Out {
-    op.apply()
-}
-
-/// Runs `op`, on the AVX2 build when `avx2` is asked for and the processor
-/// has it, else on the portable build. The one `unsafe` call of the layout.
-#[inline]
-#[allow(unsafe_code)]
-fn run<O: BlockOp>(op: O, avx2: bool) -> O::Out {
-    #[cfg(target_arch = "x86_64")]
-    if avx2 && has_avx2() {
-        // SAFETY: `apply_avx2` needs AVX2, and `has_avx2` has just found it
-        // on this processor (`is_x86_feature_detected!`, cached); the
-        // function's body is safe code with no other precondition.
-        return unsafe { apply_avx2(op) };
-    }
-    let _ = avx2;
+fn run<O: BlockOp>(op: O, _avx2: bool) -> O::Out {
     op.apply()
 }
 
@@ -368,6 +421,26 @@ fn contains_on(words: &[u64], digest: Digest, avx2: bool) -> bool {
     )
 }
 
+/// Appends to `out` whether each of `digests` may be in the filter whose
+/// bits are `words`, in order.
+#[inline]
+pub(crate) fn contains_all(words: &[u64], digests: &[Digest], out: &mut Vec<bool>) {
+    contains_all_on(words, digests, out, true)
+}
+
+/// [`contains_all`], on the AVX2 build when `avx2` and the processor has it.
+#[inline]
+fn contains_all_on(words: &[u64], digests: &[Digest], out: &mut Vec<bool>, avx2: bool) {
+    run(
+        Lookups {
+            words,
+            digests,
+            out,
+        },
+        avx2,
+    )
+}
+
 /// Sets `digest`'s eight bits in `words`; how many were clear.
 #[inline]
 pub(crate) fn insert(words: &mut [u64], digest: Digest) -> u32 {
@@ -401,9 +474,9 @@ mod tests {
         // On a processor without AVX2 both calls run the portable build;
         // the cached detection agrees with the processor's (twice: the
         // second call reads the cache).
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
         for _ in 0..2 {
-            assert_eq!(has_avx2(), std::is_x86_feature_detected!("avx2"));
+            assert_eq!(dispatch::has_avx2(), std::is_x86_feature_detected!("avx2"));
         }
         let mut state = 0x5B_BF00;
         let (mut hits, mut misses) = (0, 0);
@@ -428,6 +501,16 @@ mod tests {
                     if a { hits += 1 } else { misses += 1 }
                 }
                 assert!(contains_on(&portable, d, false) && contains_on(&portable, d, true));
+            }
+            // The batched loop, on both builds, answers each key as one
+            // lookup does, appending to what `out` held.
+            let queries: Vec<Digest> = (0..4_000).map(|_| digest(&mut state)).collect();
+            let one: Vec<bool> = queries.iter().map(|&q| contains(&portable, q)).collect();
+            for avx2 in [false, true] {
+                let mut out = vec![true];
+                contains_all_on(&portable, &queries, &mut out, avx2);
+                assert!(out[0], "what out held stays");
+                assert_eq!(out[1..], one, "{blocks} blocks, avx2 {avx2}");
             }
         }
         assert!(hits > 1000 && misses > 1000, "{hits} hits, {misses} misses");

@@ -290,14 +290,7 @@ mod tests {
         room: usize,
     }
 
-    impl ApproxSet for Bounded {
-        fn insert_digest(&mut self, _: Digest) -> approxset::Result<bool> {
-            if self.len == self.room {
-                return Err(approxset::Error::Full { items: self.len });
-            }
-            self.len += 1;
-            Ok(true)
-        }
+    impl approxset::Membership for Bounded {
         fn contains_digest(&self, _: Digest) -> bool {
             true
         }
@@ -319,11 +312,21 @@ mod tests {
         fn memory_bytes(&self) -> usize {
             8
         }
-        fn clear(&mut self) {
-            self.len = 0;
-        }
         fn variant(&self) -> &'static str {
             "bounded"
+        }
+    }
+
+    impl ApproxSet for Bounded {
+        fn insert_digest(&mut self, _: Digest) -> approxset::Result<bool> {
+            if self.len == self.room {
+                return Err(approxset::Error::Full { items: self.len });
+            }
+            self.len += 1;
+            Ok(true)
+        }
+        fn clear(&mut self) {
+            self.len = 0;
         }
     }
 

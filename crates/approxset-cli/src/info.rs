@@ -2,7 +2,7 @@
 //! library, nothing from byte offsets: the format version from the file's
 //! envelope ([`Header`]), the hash function from the filter's key, the
 //! common facts (items, capacity, rates, memory)
-//! and the variant's own parameters ([`ApproxSet::parameters`]: bits and k,
+//! and the variant's own parameters ([`Membership::parameters`](approxset::Membership::parameters): bits and k,
 //! counters, fingerprint width and buckets, stages, …) from the loaded
 //! filter. In the JSON record `parameters` is an object of those names,
 //! each a number; the human output gives each one a line of its own. A

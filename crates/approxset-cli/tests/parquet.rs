@@ -5,20 +5,17 @@
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
 
 use parquet::bloom_filter::Sbbf;
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
-use parquet::file::properties::{ReaderProperties, WriterProperties};
 use parquet::file::reader::FileReader;
-use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
-use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::parser::parse_message_type;
-use parquet::schema::types::ColumnPath;
 use serde_json::Value;
 
 mod common;
 use common::{assert_fails, run};
+
+#[path = "../../../tests/common/parquet.rs"]
+mod parquet_files;
+use parquet_files::Values;
 
 #[path = "../src/scratch.rs"]
 mod scratch;
@@ -40,71 +37,29 @@ fn day(i: usize) -> i32 {
 /// A Parquet file of 3 row groups of 100 rows, with bloom filters on
 /// `name`, `id`, `day` and `score` (DOUBLE), none on `plain`.
 fn write_file(path: &std::path::Path) {
-    let schema = Arc::new(
-        parse_message_type(
-            "message t { required binary name (UTF8); required int64 id; \
-             required int32 day; required double score; required int64 plain; }",
-        )
-        .unwrap(),
+    parquet_files::write(
+        std::fs::File::create(path).unwrap(),
+        "message t { required binary name (UTF8); required int64 id; \
+         required int32 day; required double score; required int64 plain; }",
+        &["name", "id", "day", "score"],
+        ROW_GROUPS,
+        PER_GROUP,
+        |rows| {
+            let ids: Vec<i64> = rows.clone().map(id).collect();
+            vec![
+                Values::Str(rows.clone().map(name).collect()),
+                Values::I64(ids.clone()),
+                Values::I32(rows.clone().map(day).collect()),
+                Values::F64(rows.map(|i| i as f64 / 2.0).collect()),
+                Values::I64(ids),
+            ]
+        },
     );
-    let mut props = WriterProperties::builder();
-    for column in ["name", "id", "day", "score"] {
-        let path = ColumnPath::from(column);
-        props = props
-            .set_column_bloom_filter_enabled(path.clone(), true)
-            .set_column_bloom_filter_fpp(path.clone(), 0.01)
-            .set_column_bloom_filter_max_ndv(path, PER_GROUP as u64);
-    }
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = SerializedFileWriter::new(file, schema, Arc::new(props.build())).unwrap();
-    for rg in 0..ROW_GROUPS {
-        let rows = rg * PER_GROUP..(rg + 1) * PER_GROUP;
-        let mut g = w.next_row_group().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        let names: Vec<ByteArray> = rows.clone().map(|i| name(i).as_str().into()).collect();
-        c.typed::<ByteArrayType>()
-            .write_batch(&names, None, None)
-            .unwrap();
-        c.close().unwrap();
-        let ids: Vec<i64> = rows.clone().map(id).collect();
-        let mut c = g.next_column().unwrap().unwrap();
-        c.typed::<Int64Type>()
-            .write_batch(&ids, None, None)
-            .unwrap();
-        c.close().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        let days: Vec<i32> = rows.clone().map(day).collect();
-        c.typed::<Int32Type>()
-            .write_batch(&days, None, None)
-            .unwrap();
-        c.close().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        let scores: Vec<f64> = rows.clone().map(|i| i as f64 / 2.0).collect();
-        c.typed::<DoubleType>()
-            .write_batch(&scores, None, None)
-            .unwrap();
-        c.close().unwrap();
-        let mut c = g.next_column().unwrap().unwrap();
-        c.typed::<Int64Type>()
-            .write_batch(&ids, None, None)
-            .unwrap();
-        c.close().unwrap();
-        g.close().unwrap();
-    }
-    w.close().unwrap();
 }
 
 /// `parquet`'s own filters of column `col`, one per row group.
 fn sbbfs(path: &std::path::Path, col: usize) -> Vec<Option<Sbbf>> {
-    let options = ReadOptionsBuilder::new()
-        .with_reader_properties(
-            ReaderProperties::builder()
-                .set_read_bloom_filter(true)
-                .build(),
-        )
-        .build();
-    let file = std::fs::File::open(path).unwrap();
-    let r = SerializedFileReader::new_with_options(file, options).unwrap();
+    let r = parquet_files::reader(std::fs::File::open(path).unwrap());
     (0..r.num_row_groups())
         .map(|rg| {
             r.get_row_group(rg)
@@ -410,7 +365,7 @@ fn query_parquet_refuses_bad_input_in_one_line() {
     let mut bytes = std::fs::read(&path).unwrap();
     let cut = scratch.path("cut.parquet");
     let offset = {
-        let r = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        let r = parquet_files::reader(std::fs::File::open(&path).unwrap());
         r.metadata()
             .row_group(0)
             .column(0)

@@ -1,12 +1,15 @@
 //! Filters that threads share: inserts and lookups through `&self`.
 
-use crate::hash::{Digest, HashKey};
+use crate::hash::Digest;
 use crate::key::Key;
+use crate::traits::Membership;
 
 /// A filter that many threads insert into and query at once through a
 /// shared reference, without a lock (e.g. `approxset::AtomicBloomFilter`).
-/// Object safe; the generic methods are in [`ConcurrentApproxSetExt`] and
-/// inherent on `dyn ConcurrentApproxSet + Send + Sync`.
+/// Its read side is [`Membership`], whose lookups already take `&self`.
+/// Object safe; the generic methods are in [`ConcurrentApproxSetExt`] (and
+/// [`MembershipExt`](crate::MembershipExt)) and inherent on
+/// `dyn ConcurrentApproxSet + Send + Sync`.
 ///
 /// ```
 /// # extern crate approxset_core as approxset;
@@ -19,25 +22,22 @@ use crate::key::Key;
 /// }
 /// # let _ = warm;
 /// ```
-pub trait ConcurrentApproxSet {
+pub trait ConcurrentApproxSet: Membership {
     /// Inserts the key whose digest is `digest`; whether it was certainly
     /// new. Cannot fail.
     fn insert_digest_shared(&self, digest: Digest) -> bool;
 
-    /// Whether the key whose digest is `digest` may be in the set.
-    fn contains_digest_shared(&self, digest: Digest) -> bool;
+    /// Whether the key whose digest is `digest` may be in the set:
+    /// [`Membership::contains_digest`], by default.
+    fn contains_digest_shared(&self, digest: Digest) -> bool {
+        self.contains_digest(digest)
+    }
 
     /// Answers [`contains_digest_shared`](Self::contains_digest_shared) for
     /// every digest: `out` is cleared, then gets one answer per digest, in
-    /// order. The default is a loop; `AtomicBloomFilter` probes a chunk of
-    /// keys together, as `ApproxSet::contains_digests` does.
+    /// order; [`Membership::contains_digests`], by default.
     fn contains_digests_shared(&self, digests: &[Digest], out: &mut Vec<bool>) {
-        out.clear();
-        out.extend(
-            digests
-                .iter()
-                .map(|&digest| self.contains_digest_shared(digest)),
-        );
+        self.contains_digests(digests, out)
     }
 
     /// Inserts every digest, in order, as
@@ -49,9 +49,6 @@ pub trait ConcurrentApproxSet {
             self.insert_digest_shared(digest);
         }
     }
-
-    /// The 128-bit key this filter hashes items with.
-    fn hash_key(&self) -> HashKey;
 }
 
 /// The generic methods of every [`ConcurrentApproxSet`], trait objects
@@ -71,7 +68,7 @@ pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
 
     /// Answers [`contains_shared`](Self::contains_shared) for every item:
     /// `out` is cleared, then gets one answer per item, in order (see
-    /// [`ApproxSetExt::contains_batch`](crate::ApproxSetExt::contains_batch)).
+    /// [`MembershipExt::contains_batch`](crate::MembershipExt::contains_batch)).
     #[inline]
     fn contains_batch_shared<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
         crate::traits::by_chunks(self.hash_key(), items, out, |digests, answers| {

@@ -1,23 +1,28 @@
-//! What pointers and trait objects get: `Box<S>` and `&mut S` are filters
-//! when `S` is (each method forwarded), and the generic methods of
-//! [`ApproxSetExt`] and [`DeletableExt`] are also inherent on the `dyn`
-//! types, so a `Box<dyn ApproxSet + Send + Sync>` needs only [`ApproxSet`]
-//! in scope.
+//! What pointers and trait objects get: `Box<S>`, `&mut S` (and, for
+//! [`Membership`], `&S`) are filters when `S` is (each method forwarded),
+//! and the generic methods of [`MembershipExt`], [`ApproxSetExt`] and
+//! [`DeletableExt`] are also inherent on the `dyn` types, so a
+//! `Box<dyn ApproxSet + Send + Sync>` needs only [`ApproxSet`] in scope.
 
 use std::any::Any;
 
+use crate::concurrent::ConcurrentApproxSet;
 use crate::error::Result;
 use crate::hash::{Digest, HashKey};
 use crate::key::Key;
-use crate::traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt, Value};
+use crate::traits::{
+    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
+};
 
+/// Forwards each listed trait for each pointer type to the filter it points
+/// to: `membership` (with `as_approx_set_mut` forwarded for `mut` pointers,
+/// `None` through a shared reference), `approx_set`, `deletable`.
 macro_rules! forward_approx_set {
-    ($($ty:ty),*) => {$(
-        impl<S: ApproxSet + ?Sized> ApproxSet for $ty {
-            #[inline]
-            fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-                (**self).insert_digest(digest)
-            }
+    ($($ty:ty => $access:ident [$($tr:ident),*];)*) => {$($(
+        forward_approx_set!(@$tr $access $ty);
+    )*)*};
+    (@membership $access:ident $ty:ty) => {
+        impl<S: Membership + ?Sized> Membership for $ty {
             #[inline]
             fn contains_digest(&self, digest: Digest) -> bool {
                 (**self).contains_digest(digest)
@@ -25,10 +30,6 @@ macro_rules! forward_approx_set {
             #[inline]
             fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
                 (**self).contains_digests(digests, out)
-            }
-            #[inline]
-            fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
-                (**self).insert_digests(digests)
             }
             fn hash_key(&self) -> HashKey {
                 (**self).hash_key()
@@ -48,11 +49,11 @@ macro_rules! forward_approx_set {
             fn estimated_fp_rate(&self) -> f64 {
                 (**self).estimated_fp_rate()
             }
+            fn estimated_items(&self) -> f64 {
+                (**self).estimated_items()
+            }
             fn memory_bytes(&self) -> usize {
                 (**self).memory_bytes()
-            }
-            fn clear(&mut self) {
-                (**self).clear()
             }
             fn variant(&self) -> &'static str {
                 (**self).variant()
@@ -63,14 +64,36 @@ macro_rules! forward_approx_set {
             fn to_bytes(&self) -> Result<Vec<u8>> {
                 (**self).to_bytes()
             }
-            fn estimated_items(&self) -> f64 {
-                (**self).estimated_items()
+            fn as_any(&self) -> Option<&dyn Any> {
+                (**self).as_any()
+            }
+            fn as_approx_set(&self) -> Option<&dyn ApproxSet> {
+                (**self).as_approx_set()
+            }
+            forward_approx_set!(@as_approx_set_mut $access);
+        }
+    };
+    (@as_approx_set_mut mut) => {
+        fn as_approx_set_mut(&mut self) -> Option<&mut dyn ApproxSet> {
+            (**self).as_approx_set_mut()
+        }
+    };
+    (@as_approx_set_mut shared) => {};
+    (@approx_set $access:ident $ty:ty) => {
+        impl<S: ApproxSet + ?Sized> ApproxSet for $ty {
+            #[inline]
+            fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+                (**self).insert_digest(digest)
+            }
+            #[inline]
+            fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
+                (**self).insert_digests(digests)
             }
             fn is_overfilled(&self) -> bool {
                 (**self).is_overfilled()
             }
-            fn as_any(&self) -> Option<&dyn Any> {
-                (**self).as_any()
+            fn clear(&mut self) {
+                (**self).clear()
             }
             fn as_deletable(&self) -> Option<&dyn Deletable> {
                 (**self).as_deletable()
@@ -85,36 +108,69 @@ macro_rules! forward_approx_set {
                 (**self).intersect_dyn(other)
             }
         }
-    )*};
+    };
+    (@deletable $access:ident $ty:ty) => {
+        impl<S: Deletable + ?Sized> Deletable for $ty {
+            #[inline]
+            fn remove_digest(&mut self, digest: Digest) -> bool {
+                (**self).remove_digest(digest)
+            }
+        }
+    };
 }
 
-forward_approx_set!(Box<S>, &mut S);
-
-impl<S: Deletable + ?Sized> Deletable for Box<S> {
-    #[inline]
-    fn remove_digest(&mut self, digest: Digest) -> bool {
-        (**self).remove_digest(digest)
-    }
-}
-
-impl<S: Deletable + ?Sized> Deletable for &mut S {
-    #[inline]
-    fn remove_digest(&mut self, digest: Digest) -> bool {
-        (**self).remove_digest(digest)
-    }
+forward_approx_set! {
+    Box<S> => mut [membership, approx_set, deletable];
+    &mut S => mut [membership, approx_set, deletable];
+    &S => shared [membership];
 }
 
 /// Inherent copies of the extension methods on the trait-object types, so
-/// `Box<dyn ApproxSet + Send + Sync>` needs only `ApproxSet` in scope.
+/// `Box<dyn ApproxSet + Send + Sync>` needs only `ApproxSet` in scope: `read`
+/// writes those of [`MembershipExt`], `insert` those of [`ApproxSetExt`],
+/// `remove` those of [`DeletableExt`].
 macro_rules! inherent_generic_methods {
-    ($($dyn_ty:ty),*) => {$(
+    ($($dyn_ty:ty => [$($part:ident),*];)*) => {$($(
+        inherent_generic_methods!(@$part $dyn_ty);
+    )*)*};
+    (@read $dyn_ty:ty) => {
         impl<'a> $dyn_ty {
-            /// The digest of `item` under this filter's key; see [`ApproxSetExt::digest`].
+            /// The digest of `item` under this filter's key; see [`MembershipExt::digest`].
             #[inline]
             pub fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
-                ApproxSetExt::digest(self, item)
+                MembershipExt::digest(self, item)
             }
 
+            /// Whether `item` may be in the set; see [`MembershipExt::contains`].
+            #[inline]
+            pub fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
+                MembershipExt::contains(self, item)
+            }
+
+            /// Answers `contains` for every item, in order, into `out` (cleared
+            /// first); see [`MembershipExt::contains_batch`].
+            #[inline]
+            pub fn contains_batch<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
+                MembershipExt::contains_batch(self, items, out)
+            }
+
+            /// Whether a byte string may be in the set; see [`MembershipExt::contains_bytes`].
+            #[inline]
+            pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
+                MembershipExt::contains_bytes(self, bytes)
+            }
+
+            /// Writes the filter in the binary format; see [`MembershipExt::write_to`].
+            ///
+            /// # Errors
+            /// As [`MembershipExt::write_to`].
+            pub fn write_to<W: std::io::Write>(&self, writer: W) -> Result<()> {
+                MembershipExt::write_to(self, writer)
+            }
+        }
+    };
+    (@insert $dyn_ty:ty) => {
+        impl<'a> $dyn_ty {
             /// Inserts `item`; see [`ApproxSetExt::insert`].
             ///
             /// # Errors
@@ -122,19 +178,6 @@ macro_rules! inherent_generic_methods {
             #[inline]
             pub fn insert<K: Key + ?Sized>(&mut self, item: &K) -> Result<bool> {
                 ApproxSetExt::insert(self, item)
-            }
-
-            /// Whether `item` may be in the set; see [`ApproxSetExt::contains`].
-            #[inline]
-            pub fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
-                ApproxSetExt::contains(self, item)
-            }
-
-            /// Answers `contains` for every item, in order, into `out` (cleared
-            /// first); see [`ApproxSetExt::contains_batch`].
-            #[inline]
-            pub fn contains_batch<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
-                ApproxSetExt::contains_batch(self, items, out)
             }
 
             /// Inserts every item, in order; see [`ApproxSetExt::insert_batch`].
@@ -154,35 +197,9 @@ macro_rules! inherent_generic_methods {
             pub fn insert_bytes(&mut self, bytes: &[u8]) -> Result<bool> {
                 ApproxSetExt::insert_bytes(self, bytes)
             }
-
-            /// Whether a byte string may be in the set; see [`ApproxSetExt::contains_bytes`].
-            #[inline]
-            pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
-                ApproxSetExt::contains_bytes(self, bytes)
-            }
-
-            /// Writes the filter in the binary format; see [`ApproxSetExt::write_to`].
-            ///
-            /// # Errors
-            /// As [`ApproxSetExt::write_to`].
-            pub fn write_to<W: std::io::Write>(&self, writer: W) -> Result<()> {
-                ApproxSetExt::write_to(self, writer)
-            }
         }
-    )*};
-}
-
-inherent_generic_methods!(
-    dyn ApproxSet + 'a,
-    dyn ApproxSet + Send + 'a,
-    dyn ApproxSet + Send + Sync + 'a,
-    dyn Deletable + 'a,
-    dyn Deletable + Send + 'a,
-    dyn Deletable + Send + Sync + 'a
-);
-
-macro_rules! inherent_remove_methods {
-    ($($dyn_ty:ty),*) => {$(
+    };
+    (@remove $dyn_ty:ty) => {
         impl<'a> $dyn_ty {
             /// Removes one copy of `item`; see [`DeletableExt::remove`].
             #[inline]
@@ -196,11 +213,19 @@ macro_rules! inherent_remove_methods {
                 DeletableExt::remove_bytes(self, bytes)
             }
         }
-    )*};
+    };
 }
 
-inherent_remove_methods!(
-    dyn Deletable + 'a,
-    dyn Deletable + Send + 'a,
-    dyn Deletable + Send + Sync + 'a
-);
+inherent_generic_methods! {
+    dyn Membership + 'a => [read];
+    dyn Membership + Send + 'a => [read];
+    dyn Membership + Send + Sync + 'a => [read];
+    dyn ApproxSet + 'a => [read, insert];
+    dyn ApproxSet + Send + 'a => [read, insert];
+    dyn ApproxSet + Send + Sync + 'a => [read, insert];
+    dyn Deletable + 'a => [read, insert, remove];
+    dyn Deletable + Send + 'a => [read, insert, remove];
+    dyn Deletable + Send + Sync + 'a => [read, insert, remove];
+    dyn ConcurrentApproxSet + 'a => [read];
+    dyn ConcurrentApproxSet + Send + Sync + 'a => [read];
+}

@@ -1,5 +1,6 @@
-//! The core of the approxset filter family: the object-safe [`ApproxSet`] and
-//! [`Deletable`] traits with their generic extensions, the keyed 128-bit key
+//! The core of the approxset filter family: the object-safe [`Membership`]
+//! (lookups), [`ApproxSet`] (inserts) and [`Deletable`] (removes) traits with
+//! their generic extensions (all in [`prelude`]), the keyed 128-bit key
 //! [`Digest`], the [`Error`] type and the [`sizing`] math.
 //!
 //! Filter implementations, in this workspace or elsewhere, depend on this
@@ -53,4 +54,26 @@ pub use key::{Hashed, Key, KeySink};
 #[doc(hidden)]
 pub use macros::same_type;
 pub use options::BuildOptions;
-pub use traits::{ApproxSet, ApproxSetExt, Deletable, DeletableExt, Value};
+pub use traits::{
+    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
+};
+
+pub mod prelude {
+    //! The filter traits and their extensions, for generic code:
+    //! `use approxset::prelude::*;` gives `S: ApproxSet` (or `Membership`)
+    //! its `contains`, `insert`, `remove`, … in one line.
+    //!
+    //! ```
+    //! # extern crate approxset_core as approxset;
+    //! use approxset::prelude::*;
+    //! fn known<S: ApproxSet + ?Sized>(set: &S, key: &str) -> bool {
+    //!     set.contains(key)
+    //! }
+    //! # let _ = known::<dyn ApproxSet>;
+    //! ```
+
+    pub use crate::concurrent::{ConcurrentApproxSet, ConcurrentApproxSetExt};
+    pub use crate::traits::{
+        ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt,
+    };
+}

@@ -1,7 +1,7 @@
 //! Macros that write what every filter shares, so each filter states only
 //! what is its own: the generic key methods, the bookkeeping accessors, the
 //! stream persistence methods (inside a filter's inherent `impl` block) and
-//! the `ApproxSet`/`Deletable` impls (at module level).
+//! the `Membership`/`ApproxSet`/`Deletable` impls (at module level).
 
 use crate::Result;
 
@@ -9,7 +9,8 @@ use crate::Result;
 /// `contains_digest` (and, with `remove`, `remove_digest`) and `hash_key`:
 /// `insert`, `contains`, `insert_bytes`, `contains_bytes` (`remove`,
 /// `remove_bytes`). They have the signatures of the trait methods of the same
-/// names ([`ApproxSetExt`](crate::ApproxSetExt),
+/// names ([`MembershipExt`](crate::MembershipExt),
+/// [`ApproxSetExt`](crate::ApproxSetExt),
 /// [`DeletableExt`](crate::DeletableExt)): `insert` returns
 /// `Result<bool>` for every filter, also those that cannot fail, so that
 /// `f.insert(k)?` means one thing on a concrete filter and on a
@@ -110,11 +111,12 @@ macro_rules! bookkeeping_methods {
     };
 }
 
-/// Implements [`ApproxSet`](crate::ApproxSet) for a filter by forwarding
-/// every method to the filter's inherent method of the same name and
-/// signature, so each filter writes its methods once. Flags add:
+/// Implements [`Membership`](crate::Membership) and
+/// [`ApproxSet`](crate::ApproxSet) for a filter by forwarding every method to
+/// the filter's inherent method of the same name and signature, so each
+/// filter writes its methods once. Flags add:
 /// - `batch`: `contains_digests` and `insert_digests` forward too (the
-///   trait's default loops otherwise);
+///   traits' default loops otherwise);
 /// - `combine`: `union_dyn` and `intersect_dyn` forward too (the trait's
 ///   default is [`Error::Unsupported`](crate::Error::Unsupported));
 /// - `remove`: [`Deletable`](crate::Deletable) is implemented from
@@ -125,7 +127,7 @@ macro_rules! bookkeeping_methods {
 ///   instances delete, which implements `Deletable` itself).
 ///
 /// Every filter forwards `estimated_items` and returns itself from
-/// `as_any`, so it must be `'static`.
+/// `as_any` and `as_approx_set(_mut)`, so it must be `'static`.
 ///
 /// ```ignore
 /// approxset_core::impl_approx_set!([L: Layout, C: Cells<L>] Bloom<L, C>, variant = C::NAME, batch, combine);
@@ -133,13 +135,10 @@ macro_rules! bookkeeping_methods {
 /// ```
 #[macro_export]
 macro_rules! impl_approx_set {
-    (@impl [$($gen:tt)*] $ty:ty, $name:expr, [$($flag:ident)*]) => {
-        impl<$($gen)*> $crate::ApproxSet for $ty {
-            $($crate::impl_approx_set!(@inner $flag $ty);)*
-            #[inline]
-            fn insert_digest(&mut self, digest: $crate::Digest) -> $crate::Result<bool> {
-                <$ty>::insert_digest(self, digest)
-            }
+    (@membership [$($gen:tt)*] $ty:ty, $name:expr, [$($flag:ident)*], $insertable:ident) => {
+        impl<$($gen)*> $crate::Membership for $ty {
+            $($crate::impl_approx_set!(@read $flag $ty);)*
+            $crate::impl_approx_set!(@read $insertable $ty);
             #[inline]
             fn contains_digest(&self, digest: $crate::Digest) -> bool {
                 <$ty>::contains_digest(self, digest)
@@ -165,9 +164,6 @@ macro_rules! impl_approx_set {
             fn memory_bytes(&self) -> usize {
                 <$ty>::memory_bytes(self)
             }
-            fn clear(&mut self) {
-                <$ty>::clear(self)
-            }
             fn variant(&self) -> &'static str {
                 $name
             }
@@ -182,17 +178,40 @@ macro_rules! impl_approx_set {
             }
         }
     };
-    (@inner batch $ty:ty) => {
+    (@impl [$($gen:tt)*] $ty:ty, [$($flag:ident)*]) => {
+        impl<$($gen)*> $crate::ApproxSet for $ty {
+            $($crate::impl_approx_set!(@write $flag $ty);)*
+            #[inline]
+            fn insert_digest(&mut self, digest: $crate::Digest) -> $crate::Result<bool> {
+                <$ty>::insert_digest(self, digest)
+            }
+            fn clear(&mut self) {
+                <$ty>::clear(self)
+            }
+        }
+    };
+    (@read batch $ty:ty) => {
         #[inline]
         fn contains_digests(&self, digests: &[$crate::Digest], out: &mut ::std::vec::Vec<bool>) {
             <$ty>::contains_digests(self, digests, out)
         }
+    };
+    (@read insertable $ty:ty) => {
+        fn as_approx_set(&self) -> Option<&dyn $crate::ApproxSet> {
+            Some(self)
+        }
+        fn as_approx_set_mut(&mut self) -> Option<&mut dyn $crate::ApproxSet> {
+            Some(self)
+        }
+    };
+    (@read $other:ident $ty:ty) => {};
+    (@write batch $ty:ty) => {
         #[inline]
         fn insert_digests(&mut self, digests: &[$crate::Digest]) -> $crate::Result<()> {
             <$ty>::insert_digests(self, digests)
         }
     };
-    (@inner combine $ty:ty) => {
+    (@write combine $ty:ty) => {
         fn union_dyn(&mut self, other: &dyn $crate::ApproxSet) -> $crate::Result<()> {
             <$ty>::union_dyn(self, other)
         }
@@ -200,7 +219,7 @@ macro_rules! impl_approx_set {
             <$ty>::intersect_dyn(self, other)
         }
     };
-    (@inner remove $ty:ty) => {
+    (@write remove $ty:ty) => {
         fn as_deletable(&self) -> Option<&dyn $crate::Deletable> {
             Some(self)
         }
@@ -208,7 +227,7 @@ macro_rules! impl_approx_set {
             Some(self)
         }
     };
-    (@inner deletable $ty:ty) => {
+    (@write deletable $ty:ty) => {
         fn as_deletable(&self) -> Option<&dyn $crate::Deletable> {
             <$ty>::as_deletable(self)
         }
@@ -226,8 +245,24 @@ macro_rules! impl_approx_set {
     };
     (@outer $other:ident $gens:tt $ty:ty) => {};
     ($gens:tt $ty:ty, variant = $name:expr $(, $flag:ident)*) => {
-        $crate::impl_approx_set!(@impl $gens $ty, $name, [$($flag)*]);
+        $crate::impl_approx_set!(@membership $gens $ty, $name, [$($flag)*], insertable);
+        $crate::impl_approx_set!(@impl $gens $ty, [$($flag)*]);
         $($crate::impl_approx_set!(@outer $flag $gens $ty);)*
+    };
+}
+
+/// Implements [`Membership`](crate::Membership) alone, for a static filter
+/// (built once, read-only), as [`impl_approx_set!`](crate::impl_approx_set)
+/// does; the one flag, `batch`, forwards `contains_digests`.
+/// `as_approx_set` is `None`.
+///
+/// ```ignore
+/// approxset_core::impl_membership!([] FuseFilter, variant = "fuse", batch);
+/// ```
+#[macro_export]
+macro_rules! impl_membership {
+    ($gens:tt $ty:ty, variant = $name:expr $(, $flag:ident)*) => {
+        $crate::impl_approx_set!(@membership $gens $ty, $name, [$($flag)*], read_only);
     };
 }
 
@@ -277,4 +312,67 @@ macro_rules! stream_methods {
             Self::from_bytes(&$crate::format::read_all(reader)?)
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Digest, HashKey, Membership, MembershipExt, Result, Value};
+
+    /// A static filter whose `Membership` impl `impl_membership!` writes.
+    #[derive(Debug)]
+    struct Static(Vec<u128>);
+
+    impl Static {
+        fn contains_digest(&self, d: Digest) -> bool {
+            self.0.contains(&d.to_u128())
+        }
+        fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+            out.clear();
+            out.extend(digests.iter().map(|&d| !self.contains_digest(d)));
+        }
+        fn hash_key(&self) -> HashKey {
+            HashKey::from_seed(3)
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn capacity(&self) -> usize {
+            self.0.len()
+        }
+        fn fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn estimated_fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn estimated_items(&self) -> f64 {
+            self.0.len() as f64
+        }
+        fn memory_bytes(&self) -> usize {
+            self.0.len() * 16
+        }
+        fn parameters(&self) -> Vec<(&'static str, Value)> {
+            vec![("keys", self.0.len().into())]
+        }
+        fn to_bytes(&self) -> Result<Vec<u8>> {
+            Ok(Vec::new())
+        }
+    }
+
+    crate::impl_membership!([] Static, variant = "static", batch);
+
+    #[test]
+    fn impl_membership_writes_a_read_only_filter() {
+        let key = HashKey::from_seed(3);
+        let f: Box<dyn Membership> = Box::new(Static(vec![key.digest("a").to_u128()]));
+        assert!(f.contains("a") && !f.contains("b"));
+        assert!(f.as_approx_set().is_none());
+        assert!(f.as_any().is_some_and(|a| a.is::<Static>()));
+        assert_eq!((f.variant(), f.capacity()), ("static", 1));
+        assert_eq!(f.parameters(), [("keys", Value::Count(1))]);
+        // `batch` forwards the override (which inverts, to be told apart).
+        let mut out = Vec::new();
+        f.contains_digests(&[f.digest("a")], &mut out);
+        assert_eq!(out, [false]);
+    }
 }

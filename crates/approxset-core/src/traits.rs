@@ -1,13 +1,15 @@
-//! The filter traits: the object-safe [`ApproxSet`] and [`Deletable`], and
-//! their generic extensions [`ApproxSetExt`] and [`DeletableExt`].
+//! The filter traits: the read-only [`Membership`], the insertable
+//! [`ApproxSet`] and [`Deletable`], all object safe, and their generic
+//! extensions [`MembershipExt`], [`ApproxSetExt`] and [`DeletableExt`].
 //!
 //! This follows `rand`'s `RngCore`/`Rng` split. Implementors write the small
-//! digest-level trait; the generic methods (`insert<K: Key>`, `contains`,
-//! the byte-string path) come from a blanket extension implemented for every
-//! `S: ApproxSet + ?Sized`, trait objects included. The same generic methods
-//! are also inherent on the trait-object types (`dyn ApproxSet`,
-//! `dyn ApproxSet + Send + Sync`, …), so a boxed filter is usable with only
-//! [`ApproxSet`] in scope.
+//! digest-level traits; the generic methods (`contains<K: Key>`, `insert`,
+//! the byte-string path) come from blanket extensions implemented for every
+//! `S: Membership + ?Sized` (or `ApproxSet`), trait objects included. The
+//! same generic methods are also inherent on the trait-object types
+//! (`dyn Membership`, `dyn ApproxSet + Send + Sync`, …), so a boxed filter
+//! is usable with only its trait in scope. Generic code imports them all
+//! with `use approxset::prelude::*;`.
 
 use std::any::Any;
 use std::fmt;
@@ -16,25 +18,28 @@ use crate::error::Result;
 use crate::hash::{Digest, HashKey};
 use crate::key::Key;
 
-/// An approximate-membership filter: "is this key possibly in the set?".
+/// The read side of an approximate-membership filter: "is this key possibly
+/// in the set?", and what the filter is.
 ///
 /// A filter answers `contains` with `false` only for keys that were never
 /// inserted (or, for a [`Deletable`] filter, removed as often as inserted):
 /// it has **no false negatives**. It may answer `true` for a key that was
 /// never inserted, a false positive, at about the rate it was built for.
 ///
-/// The trait is object safe and works on precomputed [`Digest`]s; the generic
-/// methods are in [`ApproxSetExt`], which every `ApproxSet` implements, and
-/// are inherent on `dyn ApproxSet` (with or without `Send`/`Sync`).
+/// Every filter implements it, static ones (built once from their keys)
+/// included; the filters that take inserts also implement [`ApproxSet`]. It
+/// is object safe and works on precomputed [`Digest`]s; the generic methods
+/// are in [`MembershipExt`] and inherent on `dyn Membership` (with or
+/// without `Send`/`Sync`). Generic code gets every extension trait with
+/// `use approxset::prelude::*;`.
 ///
 /// ```
 /// # extern crate approxset_core as approxset;
-/// use approxset::{ApproxSet, ApproxSetExt};
+/// use approxset::prelude::*;
 /// # use approxset_core::{Digest, HashKey, Result};
 /// # #[derive(Debug, Default)]
 /// # struct Exact(std::collections::HashSet<u128>, HashKey);
-/// # impl ApproxSet for Exact {
-/// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+/// # impl approxset_core::Membership for Exact {
 /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
 /// #     fn hash_key(&self) -> HashKey { self.1 }
 /// #     fn len(&self) -> usize { self.0.len() }
@@ -42,42 +47,30 @@ use crate::key::Key;
 /// #     fn fp_rate(&self) -> f64 { 0.0 }
 /// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
 /// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
-/// #     fn clear(&mut self) { self.0.clear() }
 /// #     fn variant(&self) -> &'static str { "exact" }
 /// # }
-/// fn remember(set: &mut dyn ApproxSet, words: &[&str]) -> Result<(), approxset::Error> {
-///     for w in words {
-///         set.insert(w)?;
-///     }
-///     Ok(())
+/// # impl approxset_core::ApproxSet for Exact {
+/// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+/// #     fn clear(&mut self) { self.0.clear() }
+/// # }
+/// fn known(set: &dyn Membership, words: &[&str]) -> usize {
+///     words.iter().filter(|w| set.contains(*w)).count()
 /// }
 /// let mut set = Exact::default();
-/// remember(&mut set, &["alice", "bob"])?;
-/// assert!(set.contains("alice"));
+/// set.insert("alice")?;
+/// assert_eq!(known(&set, &["alice", "bob"]), 1);
 /// # Ok::<(), approxset_core::Error>(())
 /// ```
-pub trait ApproxSet: fmt::Debug {
-    /// Inserts the key whose digest is `digest`.
-    ///
-    /// Returns `Ok(true)` when the filter certainly did not hold the key
-    /// before (a bit or counter changed), `Ok(false)` when it may have.
-    /// Every `Ok` counts once in [`len`](Self::len).
-    ///
-    /// # Errors
-    /// The Bloom filters (classic, partitioned, blocked, split-block,
-    /// counting, atomic) never fail. The others fail as follows, and then change nothing:
-    /// - [`Error::Full`](crate::Error::Full): a variant with bounded room
-    ///   (the cuckoo table) has none left;
-    /// - [`Error::TooManyCopies`](crate::Error::TooManyCopies): the cuckoo
-    ///   table already holds as many copies of the key as it can tell apart;
-    /// - [`Error::CannotGrow`](crate::Error::CannotGrow) and
-    ///   [`Error::TooLarge`](crate::Error::TooLarge): the scalable filter
-    ///   needs a stage it cannot build (its rate or size is out of range, or
-    ///   it passes the builder's `max_bytes`);
-    /// - [`Error::AllocationFailed`](crate::Error::AllocationFailed): the
-    ///   scalable filter's new stage could not be allocated.
-    fn insert_digest(&mut self, digest: Digest) -> Result<bool>;
-
+///
+/// Insertion is not part of it, whatever is in scope:
+///
+/// ```compile_fail,E0599
+/// use approxset_core::prelude::*;
+/// fn add(set: &mut dyn Membership) {
+///     set.insert("alice");
+/// }
+/// ```
+pub trait Membership: fmt::Debug {
     /// Whether the key whose digest is `digest` may be in the set (`false`
     /// means certainly not).
     fn contains_digest(&self, digest: Digest) -> bool;
@@ -91,12 +84,11 @@ pub trait ApproxSet: fmt::Debug {
     ///
     /// ```
     /// # extern crate approxset_core as approxset;
-    /// use approxset::{ApproxSet, ApproxSetExt};
+    /// use approxset::prelude::*;
     /// # use approxset_core::{Digest, HashKey, Result};
     /// # #[derive(Debug, Default)]
     /// # struct Exact(std::collections::HashSet<u128>, HashKey);
-    /// # impl ApproxSet for Exact {
-    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// # impl approxset_core::Membership for Exact {
     /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
     /// #     fn hash_key(&self) -> HashKey { self.1 }
     /// #     fn len(&self) -> usize { self.0.len() }
@@ -104,8 +96,11 @@ pub trait ApproxSet: fmt::Debug {
     /// #     fn fp_rate(&self) -> f64 { 0.0 }
     /// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
     /// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
-    /// #     fn clear(&mut self) { self.0.clear() }
     /// #     fn variant(&self) -> &'static str { "exact" }
+    /// # }
+    /// # impl approxset_core::ApproxSet for Exact {
+    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// #     fn clear(&mut self) { self.0.clear() }
     /// # }
     /// let mut set = Exact::default();
     /// set.insert("alice")?;
@@ -120,19 +115,6 @@ pub trait ApproxSet: fmt::Debug {
         out.extend(digests.iter().map(|&digest| self.contains_digest(digest)));
     }
 
-    /// Inserts every digest, in order, as [`insert_digest`](Self::insert_digest)
-    /// on each would; the Bloom filters prefetch a chunk's positions first.
-    ///
-    /// # Errors
-    /// As [`insert_digest`](Self::insert_digest): the first error stops the
-    /// batch, and the digests before it stay inserted.
-    fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
-        for &digest in digests {
-            self.insert_digest(digest)?;
-        }
-        Ok(())
-    }
-
     /// The 128-bit key this filter hashes items with.
     fn hash_key(&self) -> HashKey;
 
@@ -141,10 +123,11 @@ pub trait ApproxSet: fmt::Debug {
     /// This is the one meaning of `len` for every variant: each `Ok` of an
     /// `insert*` call counts once, a repeated key included (inserting the
     /// same key twice gives 2), and each `remove*` that returns `true`
-    /// takes one away. After a [`union_dyn`](Self::union_dyn) it is the sum
-    /// of both counts, after an [`intersect_dyn`](Self::intersect_dyn) the
-    /// smaller one. For the number of distinct items use
-    /// [`estimated_items`](Self::estimated_items).
+    /// takes one away. After a [`union_dyn`](ApproxSet::union_dyn) it is
+    /// the sum of both counts, after an
+    /// [`intersect_dyn`](ApproxSet::intersect_dyn) the smaller one. A
+    /// static filter counts the keys it was built from. For the number of
+    /// distinct items use [`estimated_items`](Self::estimated_items).
     fn len(&self) -> usize;
 
     /// Whether no item was inserted (or all were removed).
@@ -152,7 +135,12 @@ pub trait ApproxSet: fmt::Debug {
         self.len() == 0
     }
 
-    /// The number of items the filter was sized for.
+    /// The number of items the filter was sized for (a static filter: the
+    /// keys it was built from).
+    ///
+    /// It is on the read side because every filter has one and the rates
+    /// below are stated at it; only [`ApproxSet::is_overfilled`], which asks
+    /// whether inserts went past it, needs inserts.
     fn capacity(&self) -> usize;
 
     /// The false-positive rate the filter was built for, at `capacity` items.
@@ -177,23 +165,9 @@ pub trait ApproxSet: fmt::Debug {
         self.len() as f64
     }
 
-    /// Whether the filter holds more than it was sized for **and** its
-    /// estimated false-positive rate is above the rate it was built for:
-    /// `len() > capacity() && estimated_fp_rate() > fp_rate()`. Inserting
-    /// into an overfilled filter still works, with more false positives
-    /// than asked for; this is the signal to build a larger one (the CLI
-    /// warns on it). A scalable filter grows its capacity, so it is
-    /// overfilled only when it cannot keep its rate.
-    fn is_overfilled(&self) -> bool {
-        self.len() > self.capacity() && self.estimated_fp_rate() > self.fp_rate()
-    }
-
     /// Bytes of filter data (bits, counters or slots), not counting the
     /// fixed-size struct around them.
     fn memory_bytes(&self) -> usize;
-
-    /// Removes every item, keeping the size and the hash key.
-    fn clear(&mut self);
 
     /// The variant's lowercase name (`"classic"`, `"partitioned"`, …), as
     /// `approxset::Variant` displays it. Third-party filters return their own.
@@ -207,7 +181,8 @@ pub trait ApproxSet: fmt::Debug {
     }
 
     /// The filter in the versioned binary [format](crate::format), readable
-    /// back with `approxset::load`.
+    /// back with `approxset::load_membership` (and `approxset::load` when
+    /// it takes inserts).
     ///
     /// # Errors
     /// [`Error::Unsupported`](crate::Error::Unsupported) from filters that
@@ -227,6 +202,122 @@ pub trait ApproxSet: fmt::Debug {
     fn as_any(&self) -> Option<&dyn Any> {
         None
     }
+
+    /// The filter as an [`ApproxSet`] when it takes inserts, `None` for a
+    /// static filter: the checked conversion from a `dyn Membership` chosen
+    /// at run time. Every insertable approxset filter returns `Some`; the
+    /// default, for third-party filters, is `None`.
+    ///
+    /// ```
+    /// # use approxset_core::Membership;
+    /// fn add(set: &mut dyn Membership, key: &str) -> bool {
+    ///     match set.as_approx_set_mut() {
+    ///         Some(set) => set.insert(key).is_ok(),
+    ///         None => false,
+    ///     }
+    /// }
+    /// # let _ = add;
+    /// ```
+    fn as_approx_set(&self) -> Option<&dyn ApproxSet> {
+        None
+    }
+
+    /// The filter as a mutable [`ApproxSet`]; see
+    /// [`as_approx_set`](Self::as_approx_set).
+    fn as_approx_set_mut(&mut self) -> Option<&mut dyn ApproxSet> {
+        None
+    }
+}
+
+/// An approximate-membership filter that takes inserts: [`Membership`]
+/// (its lookups) and `insert`, `clear`, the combining methods.
+///
+/// The trait is object safe and works on precomputed [`Digest`]s; the
+/// generic methods are in [`ApproxSetExt`] (and the lookups in
+/// [`MembershipExt`]), which every `ApproxSet` implements, and are inherent
+/// on `dyn ApproxSet` (with or without `Send`/`Sync`). Generic code over
+/// `S: ApproxSet` imports both with `use approxset::prelude::*;` (code that
+/// imported `ApproxSetExt` alone for `contains` changes that one line).
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::prelude::*;
+/// # use approxset_core::{Digest, HashKey, Result};
+/// # #[derive(Debug, Default)]
+/// # struct Exact(std::collections::HashSet<u128>, HashKey);
+/// # impl approxset_core::Membership for Exact {
+/// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
+/// #     fn hash_key(&self) -> HashKey { self.1 }
+/// #     fn len(&self) -> usize { self.0.len() }
+/// #     fn capacity(&self) -> usize { usize::MAX }
+/// #     fn fp_rate(&self) -> f64 { 0.0 }
+/// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
+/// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
+/// #     fn variant(&self) -> &'static str { "exact" }
+/// # }
+/// # impl approxset_core::ApproxSet for Exact {
+/// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+/// #     fn clear(&mut self) { self.0.clear() }
+/// # }
+/// fn remember(set: &mut dyn ApproxSet, words: &[&str]) -> Result<(), approxset::Error> {
+///     for w in words {
+///         set.insert(w)?;
+///     }
+///     Ok(())
+/// }
+/// let mut set = Exact::default();
+/// remember(&mut set, &["alice", "bob"])?;
+/// assert!(set.contains("alice"));
+/// # Ok::<(), approxset_core::Error>(())
+/// ```
+pub trait ApproxSet: Membership {
+    /// Inserts the key whose digest is `digest`.
+    ///
+    /// Returns `Ok(true)` when the filter certainly did not hold the key
+    /// before (a bit or counter changed), `Ok(false)` when it may have.
+    /// Every `Ok` counts once in [`len`](Membership::len).
+    ///
+    /// # Errors
+    /// The Bloom filters (classic, partitioned, blocked, split-block,
+    /// counting, atomic) never fail. The others fail as follows, and then change nothing:
+    /// - [`Error::Full`](crate::Error::Full): a variant with bounded room
+    ///   (the cuckoo table) has none left;
+    /// - [`Error::TooManyCopies`](crate::Error::TooManyCopies): the cuckoo
+    ///   table already holds as many copies of the key as it can tell apart;
+    /// - [`Error::CannotGrow`](crate::Error::CannotGrow) and
+    ///   [`Error::TooLarge`](crate::Error::TooLarge): the scalable filter
+    ///   needs a stage it cannot build (its rate or size is out of range, or
+    ///   it passes the builder's `max_bytes`);
+    /// - [`Error::AllocationFailed`](crate::Error::AllocationFailed): the
+    ///   scalable filter's new stage could not be allocated.
+    fn insert_digest(&mut self, digest: Digest) -> Result<bool>;
+
+    /// Inserts every digest, in order, as [`insert_digest`](Self::insert_digest)
+    /// on each would; the Bloom filters prefetch a chunk's positions first.
+    ///
+    /// # Errors
+    /// As [`insert_digest`](Self::insert_digest): the first error stops the
+    /// batch, and the digests before it stay inserted.
+    fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
+        for &digest in digests {
+            self.insert_digest(digest)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the filter holds more than it was sized for **and** its
+    /// estimated false-positive rate is above the rate it was built for:
+    /// `len() > capacity() && estimated_fp_rate() > fp_rate()`. Inserting
+    /// into an overfilled filter still works, with more false positives
+    /// than asked for; this is the signal to build a larger one (the CLI
+    /// warns on it). A scalable filter grows its capacity, so it is
+    /// overfilled only when it cannot keep its rate.
+    fn is_overfilled(&self) -> bool {
+        self.len() > self.capacity() && self.estimated_fp_rate() > self.fp_rate()
+    }
+
+    /// Removes every item, keeping the size and the hash key.
+    fn clear(&mut self);
 
     /// The filter as a [`Deletable`] when its variant can remove items
     /// (counting, cuckoo), `None` otherwise: the checked conversion from a
@@ -308,22 +399,12 @@ pub trait Deletable: ApproxSet {
     fn remove_digest(&mut self, digest: Digest) -> bool;
 }
 
-/// The generic methods of every [`ApproxSet`], trait objects included.
-pub trait ApproxSetExt: ApproxSet {
+/// The generic lookups of every [`Membership`], trait objects included.
+pub trait MembershipExt: Membership {
     /// The digest of `item` under this filter's key (its [`Key`] bytes).
     #[inline]
     fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
         self.hash_key().digest(item)
-    }
-
-    /// Inserts `item`; see [`ApproxSet::insert_digest`].
-    ///
-    /// # Errors
-    /// As [`ApproxSet::insert_digest`].
-    #[inline]
-    fn insert<K: Key + ?Sized>(&mut self, item: &K) -> Result<bool> {
-        let digest = self.digest(item);
-        self.insert_digest(digest)
     }
 
     /// Whether `item` may be in the set.
@@ -335,7 +416,7 @@ pub trait ApproxSetExt: ApproxSet {
     /// Answers [`contains`](Self::contains) for every item: `out` is
     /// cleared, then gets one answer per item, in order. The items are
     /// hashed a chunk at a time and looked up with
-    /// [`ApproxSet::contains_digests`], which the Bloom filters make faster
+    /// [`Membership::contains_digests`], which the Bloom filters make faster
     /// than a loop of `contains` on filters larger than the cache.
     ///
     /// `items` holds keys or references to keys: `&[u64]`, `&[&str]`,
@@ -343,12 +424,11 @@ pub trait ApproxSetExt: ApproxSet {
     /// points to).
     ///
     /// ```
-    /// # use approxset_core::{ApproxSet, ApproxSetExt};
+    /// # use approxset_core::prelude::*;
     /// # use approxset_core::{Digest, HashKey, Result};
     /// # #[derive(Debug, Default)]
     /// # struct Exact(std::collections::HashSet<u128>, HashKey);
-    /// # impl ApproxSet for Exact {
-    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// # impl approxset_core::Membership for Exact {
     /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
     /// #     fn hash_key(&self) -> HashKey { self.1 }
     /// #     fn len(&self) -> usize { self.0.len() }
@@ -356,8 +436,11 @@ pub trait ApproxSetExt: ApproxSet {
     /// #     fn fp_rate(&self) -> f64 { 0.0 }
     /// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
     /// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
-    /// #     fn clear(&mut self) { self.0.clear() }
     /// #     fn variant(&self) -> &'static str { "exact" }
+    /// # }
+    /// # impl approxset_core::ApproxSet for Exact {
+    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// #     fn clear(&mut self) { self.0.clear() }
     /// # }
     /// let mut set = Exact::default();
     /// set.insert("alice")?;
@@ -372,17 +455,49 @@ pub trait ApproxSetExt: ApproxSet {
         });
     }
 
+    /// Whether a byte string may be in the set: the same key as
+    /// `contains(bytes)`.
+    #[inline]
+    fn contains_bytes(&self, bytes: &[u8]) -> bool {
+        self.contains_digest(self.hash_key().digest_bytes(bytes))
+    }
+
+    /// Writes the filter in the binary format (see [`Membership::to_bytes`]).
+    ///
+    /// # Errors
+    /// As [`Membership::to_bytes`], and [`Error::Io`](crate::Error::Io).
+    fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
+        let bytes = self.to_bytes()?;
+        writer.write_all(&bytes)?;
+        Ok(())
+    }
+}
+
+impl<S: Membership + ?Sized> MembershipExt for S {}
+
+/// The generic inserts of every [`ApproxSet`], trait objects included (the
+/// lookups are in [`MembershipExt`]).
+pub trait ApproxSetExt: ApproxSet {
+    /// Inserts `item`; see [`ApproxSet::insert_digest`].
+    ///
+    /// # Errors
+    /// As [`ApproxSet::insert_digest`].
+    #[inline]
+    fn insert<K: Key + ?Sized>(&mut self, item: &K) -> Result<bool> {
+        let digest = self.hash_key().digest(item);
+        self.insert_digest(digest)
+    }
+
     /// Inserts every item, in order (see [`insert`](Self::insert)): hashed a
     /// chunk at a time and handed to [`ApproxSet::insert_digests`].
     ///
     /// ```
     /// # extern crate approxset_core as approxset;
-    /// use approxset::ApproxSetExt;
-    /// # use approxset_core::{ApproxSet, Digest, HashKey, Result};
+    /// use approxset::prelude::*;
+    /// # use approxset_core::{Digest, HashKey, Result};
     /// # #[derive(Debug, Default)]
     /// # struct Exact(std::collections::HashSet<u128>, HashKey);
-    /// # impl ApproxSet for Exact {
-    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// # impl approxset_core::Membership for Exact {
     /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains(&d.to_u128()) }
     /// #     fn hash_key(&self) -> HashKey { self.1 }
     /// #     fn len(&self) -> usize { self.0.len() }
@@ -390,8 +505,11 @@ pub trait ApproxSetExt: ApproxSet {
     /// #     fn fp_rate(&self) -> f64 { 0.0 }
     /// #     fn estimated_fp_rate(&self) -> f64 { 0.0 }
     /// #     fn memory_bytes(&self) -> usize { self.0.len() * 16 }
-    /// #     fn clear(&mut self) { self.0.clear() }
     /// #     fn variant(&self) -> &'static str { "exact" }
+    /// # }
+    /// # impl approxset_core::ApproxSet for Exact {
+    /// #     fn insert_digest(&mut self, d: Digest) -> Result<bool> { Ok(self.0.insert(d.to_u128())) }
+    /// #     fn clear(&mut self) { self.0.clear() }
     /// # }
     /// let mut set = Exact::default();
     /// set.insert_batch(&["alice", "bob"])?;
@@ -418,28 +536,11 @@ pub trait ApproxSetExt: ApproxSet {
         let digest = self.hash_key().digest_bytes(bytes);
         self.insert_digest(digest)
     }
-
-    /// Whether a byte string may be in the set: the same key as
-    /// `contains(bytes)`.
-    #[inline]
-    fn contains_bytes(&self, bytes: &[u8]) -> bool {
-        self.contains_digest(self.hash_key().digest_bytes(bytes))
-    }
-
-    /// Writes the filter in the binary format (see [`ApproxSet::to_bytes`]).
-    ///
-    /// # Errors
-    /// As [`ApproxSet::to_bytes`], and [`Error::Io`](crate::Error::Io).
-    fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<()> {
-        let bytes = self.to_bytes()?;
-        writer.write_all(&bytes)?;
-        Ok(())
-    }
 }
 
 impl<S: ApproxSet + ?Sized> ApproxSetExt for S {}
 
-/// Keys that [`ApproxSetExt::contains_batch`] and
+/// Keys that [`MembershipExt::contains_batch`] and
 /// [`ApproxSetExt::insert_batch`] hash before they look them up or insert
 /// them: enough for the filter to overlap their cache misses, few enough that
 /// their digests stay on the stack (4 KiB).
@@ -515,7 +616,7 @@ pub trait DeletableExt: Deletable {
 
 impl<S: Deletable + ?Sized> DeletableExt for S {}
 
-/// One value of [`ApproxSet::parameters`]: a count or a real number.
+/// One value of [`Membership::parameters`]: a count or a real number.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Value {
@@ -572,13 +673,7 @@ mod tests {
         batches: std::sync::atomic::AtomicUsize,
     }
 
-    impl ApproxSet for Exact {
-        fn insert_digest(&mut self, d: Digest) -> Result<bool> {
-            let c = self.counts.entry(d.to_u128()).or_default();
-            *c += 1;
-            self.len += 1;
-            Ok(*c == 1)
-        }
+    impl Membership for Exact {
         fn contains_digest(&self, d: Digest) -> bool {
             self.counts.contains_key(&d.to_u128())
         }
@@ -606,12 +701,78 @@ mod tests {
         fn memory_bytes(&self) -> usize {
             self.counts.len() * 24
         }
+        fn variant(&self) -> &'static str {
+            "exact"
+        }
+        fn as_approx_set(&self) -> Option<&dyn ApproxSet> {
+            Some(self)
+        }
+        fn as_approx_set_mut(&mut self) -> Option<&mut dyn ApproxSet> {
+            Some(self)
+        }
+    }
+
+    impl ApproxSet for Exact {
+        fn insert_digest(&mut self, d: Digest) -> Result<bool> {
+            let c = self.counts.entry(d.to_u128()).or_default();
+            *c += 1;
+            self.len += 1;
+            Ok(*c == 1)
+        }
         fn clear(&mut self) {
             self.counts.clear();
             self.len = 0;
         }
+    }
+
+    /// A static exact set: built once from its keys, read-only.
+    #[derive(Debug)]
+    struct Frozen {
+        keys: std::collections::HashSet<u128>,
+        /// Calls of the overriding `contains_digests`.
+        batches: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Frozen {
+        fn new<K: Key>(keys: &[K]) -> Frozen {
+            let key = HashKey::from_seed(9);
+            Frozen {
+                keys: keys.iter().map(|k| key.digest(k).to_u128()).collect(),
+                batches: Default::default(),
+            }
+        }
+    }
+
+    impl Membership for Frozen {
+        fn contains_digest(&self, d: Digest) -> bool {
+            self.keys.contains(&d.to_u128())
+        }
+        fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+            self.batches
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            out.clear();
+            out.extend(digests.iter().map(|&d| self.contains_digest(d)));
+        }
+        fn hash_key(&self) -> HashKey {
+            HashKey::from_seed(9)
+        }
+        fn len(&self) -> usize {
+            self.keys.len()
+        }
+        fn capacity(&self) -> usize {
+            self.keys.len()
+        }
+        fn fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn estimated_fp_rate(&self) -> f64 {
+            0.0
+        }
+        fn memory_bytes(&self) -> usize {
+            self.keys.len() * 16
+        }
         fn variant(&self) -> &'static str {
-            "exact"
+            "frozen"
         }
     }
 
@@ -713,5 +874,68 @@ mod tests {
         assert_eq!(s.digest("x"), s.hash_key().digest_bytes(b"x"));
         assert_eq!(s.digest("x"), s.digest(&"x"));
         assert_eq!(s.digest("x"), s.digest(b"x"));
+    }
+
+    #[test]
+    fn a_read_only_filter_works_through_dyn_boxes_and_generic_code() {
+        let frozen = Frozen::new(&["alice", "bob"]);
+        let by_ref: &dyn Membership = &frozen;
+        assert!(by_ref.contains("alice") && by_ref.contains_bytes(b"bob"));
+        assert!(!by_ref.contains("carol"));
+        assert_eq!((by_ref.len(), by_ref.capacity()), (2, 2));
+        assert!(by_ref.as_approx_set().is_none());
+
+        fn known<S: Membership + ?Sized>(s: &S, keys: &[&str]) -> usize {
+            keys.iter().filter(|k| s.contains(*k)).count()
+        }
+        assert_eq!(known(&frozen, &["alice", "carol", "bob"]), 2);
+        assert_eq!(known(&&frozen, &["alice", "carol"]), 1);
+
+        let mut boxed: Box<dyn Membership + Send + Sync> = Box::new(frozen);
+        assert!(boxed.as_approx_set_mut().is_none(), "cannot insert");
+        assert_eq!(known(&boxed, &["alice", "carol", "bob"]), 2);
+        assert_eq!(boxed.variant(), "frozen");
+        let mut out = vec![true; 3];
+        boxed.contains_batch(&["carol", "bob"], &mut out);
+        assert_eq!(out, [false, true]);
+        assert!(
+            format!("{boxed:?}").ends_with("batches: 1 }"),
+            "the override"
+        );
+        let mut sink = Vec::new();
+        assert!(matches!(
+            boxed.write_to(&mut sink),
+            Err(crate::Error::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn an_insertable_filter_converts_from_dyn_membership() {
+        let mut boxed: Box<dyn Membership + Send + Sync> = Box::new(Exact::default());
+        let set = boxed.as_approx_set_mut().expect("Exact takes inserts");
+        assert!(set.insert("alice").unwrap());
+        assert!(boxed.contains("alice"), "the insert reached the filter");
+        assert!(boxed.as_approx_set().is_some_and(|s| s.contains("alice")));
+        let mut plain = Exact::default();
+        let by_mut: &mut dyn Membership = &mut plain;
+        by_mut.as_approx_set_mut().unwrap().insert(&1u8).unwrap();
+        assert!(plain.contains(&1u8));
+    }
+
+    /// With only the object-safe traits in scope, the trait objects still
+    /// have the generic methods (they are inherent on them).
+    mod with_only_the_traits {
+        use crate::ApproxSet;
+
+        #[test]
+        fn boxes_need_no_extension_trait() {
+            let mut boxed: Box<dyn ApproxSet> = Box::new(super::Exact::default());
+            boxed.insert("alice").unwrap();
+            assert!(boxed.contains("alice"));
+            assert_eq!(boxed.len(), 1, "a method of the super-trait");
+            let read: &dyn crate::Membership = &super::Frozen::new(&["bob"]);
+            assert!(read.contains("bob"));
+            assert!(!read.is_empty());
+        }
     }
 }

@@ -14,7 +14,7 @@ impl CuckooFilter {
     ///
     /// # Errors
     /// None: every filter of the crate serializes. The `Result` is the
-    /// trait's signature ([`ApproxSet::to_bytes`](approxset_core::ApproxSet::to_bytes)).
+    /// trait's signature ([`Membership::to_bytes`](approxset_core::Membership::to_bytes)).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut w = Writer::new(tag::CUCKOO, self.key, self.table.memory_bytes() + 80);
         let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));

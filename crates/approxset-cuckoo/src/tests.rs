@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use approxset_core::hash::splitmix64;
-use approxset_core::{ApproxSet, Deletable, DeletableExt, Digest, Error, HashKey};
+use approxset_core::{Deletable, DeletableExt, Digest, Error, HashKey, Membership};
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestRunner};
 
@@ -179,10 +179,10 @@ fn accessors() {
     assert_eq!(f.hash_key(), HashKey::from_seed(1));
     // 10 bits per slot, rounded up to a word.
     assert_eq!(f.memory_bytes(), (4 * 265_966 * 10usize).div_ceil(64) * 8);
-    assert_eq!(ApproxSet::variant(&f), "cuckoo");
-    assert_eq!(ApproxSet::memory_bytes(&f), f.memory_bytes());
-    assert_eq!(ApproxSet::capacity(&f), 1_000_000);
-    assert_eq!(ApproxSet::fp_rate(&f), 0.01);
+    assert_eq!(Membership::variant(&f), "cuckoo");
+    assert_eq!(Membership::memory_bytes(&f), f.memory_bytes());
+    assert_eq!(Membership::capacity(&f), 1_000_000);
+    assert_eq!(Membership::fp_rate(&f), 0.01);
 }
 
 #[test]
