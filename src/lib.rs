@@ -126,7 +126,7 @@ pub mod fuse {
     //! width choice and limits.
 
     pub use approxset_fuse::{
-        FuseBuilder, MAX_ATTEMPTS, MAX_SEGMENT_LENGTH, MIN_FP_RATE, fingerprint_bits_for,
+        FuseBuilder, MAX_ATTEMPTS, MAX_SEGMENT_LENGTH, MIN_FP_RATE, fingerprint_bits_for, plan,
     };
 }
 

@@ -80,6 +80,14 @@ pub enum Error {
         /// Distinct keys the filter was built for.
         items: usize,
     },
+    /// A static filter (the binary fuse filter, built once from every key)
+    /// was asked for an operation that inserts: building it empty, loading
+    /// it as an `ApproxSet`, or adding keys. Open it with
+    /// `approxset::load_membership`, build it with `build_from`.
+    StaticFilter {
+        /// The variant's name.
+        variant: &'static str,
+    },
     /// A filter variant cannot delete items, so it cannot be built as a
     /// [`Deletable`](crate::Deletable).
     DeleteUnsupported {
@@ -223,6 +231,11 @@ impl fmt::Display for Error {
                 "could not build the filter for {items} keys: none of {attempts} seeds gave a \
                  layout that peels"
             ),
+            Error::StaticFilter { variant } => write!(
+                f,
+                "the {variant} filter is static (built once from every key, it takes no \
+                 inserts): open it with `load_membership`, build it with `build_from`"
+            ),
             Error::DeleteUnsupported { variant } => {
                 write!(f, "the {variant} variant cannot delete items")
             }
@@ -304,6 +317,7 @@ mod tests {
                 reason: "stage 3 would need 65 hash functions".into(),
             },
             Error::DeleteUnsupported { variant: "classic" },
+            Error::StaticFilter { variant: "fuse" },
             Error::ConstructionFailed {
                 attempts: 100,
                 items: 7,

@@ -38,6 +38,33 @@ pub fn fingerprint_bits_for(fp_rate: f64) -> Result<u32> {
         })
 }
 
+/// What a filter of `items` distinct keys at `fp_rate` takes, without
+/// building it: the family's common plan (array cells × fingerprint bits,
+/// bytes, the fingerprint width in place of a hash count, and 2⁻ᶠ).
+///
+/// ```
+/// # extern crate approxset_fuse as approxset;
+/// let plan = approxset::plan(10_000_000, 0.01)?;
+/// assert_eq!(plan.probes(), 8);
+/// assert!((plan.bits() as f64 / 1e7 - 9.02).abs() < 0.01);
+/// # Ok::<(), approxset_fuse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`fingerprint_bits_for`]; [`Error::TooLarge`] past 2³² − 1 cells.
+pub fn plan(items: usize, fp_rate: f64) -> Result<approxset_core::sizing::Plan> {
+    let bits = fingerprint_bits_for(fp_rate)?;
+    let cells = Layout::plan(items)?.array_len() as u128;
+    let bytes = cells * u128::from(bits / 8);
+    Ok(approxset_core::sizing::Plan::new(
+        items,
+        bytes * 8,
+        bytes,
+        bits,
+        (-f64::from(bits)).exp2(),
+    ))
+}
+
 /// A builder of [`BinaryFuseFilter`]s, after fastbloom: started by
 /// [`BinaryFuseFilter::with_fp_rate`], options in any order, finished by
 /// one of the `build` calls with every key.

@@ -198,3 +198,5 @@ impl fmt::Debug for BinaryFuseFilter {
             .finish_non_exhaustive()
     }
 }
+
+approxset_core::impl_membership!([] BinaryFuseFilter, variant = "fuse", batch);

@@ -18,6 +18,10 @@
 //! assert_eq!(again, filter);
 //! # Ok::<(), approxset_fuse::Error>(())
 //! ```
+//!
+//! It implements [`Membership`](approxset_core::Membership), the read-only
+//! trait, and not `ApproxSet`: as a `Box<dyn Membership + Send + Sync>` it
+//! sits beside every other filter of the family.
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
@@ -31,7 +35,7 @@ mod persist;
 mod serde_impl;
 
 pub use approxset_core::{Error, Result};
-pub use builder::{FuseBuilder, MIN_FP_RATE, fingerprint_bits_for};
+pub use builder::{FuseBuilder, MIN_FP_RATE, fingerprint_bits_for, plan};
 pub use construct::MAX_ATTEMPTS;
 pub use filter::BinaryFuseFilter;
 pub use layout::MAX_SEGMENT_LENGTH;
