@@ -477,7 +477,8 @@ impl VariantBuilder {
             return Ok(Box::new(f));
         }
         self.make(keys.len().max(1), fp_rate, |f| {
-            keys.iter().try_for_each(|k| f.insert_digest(f.hash_key().digest(k)).map(drop))
+            keys.iter()
+                .try_for_each(|k| f.insert_digest(f.hash_key().digest(k)).map(drop))
         })
     }
 
