@@ -58,7 +58,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use approxset::ApproxSet;
+use approxset::{ApproxSet, Membership};
 
 use crate::{CliError, output};
 
@@ -204,18 +204,30 @@ pub(crate) fn load_error(path: &Path, error: &approxset::Error) -> CliError {
     CliError::failure(format!("cannot load '{}': {error}", path.display()))
 }
 
-/// Reads and loads the saved filter `path` (any variant); see
-/// [`read_filter`] for `limit`.
+/// Reads and loads the saved filter `path` (any variant, static ones
+/// included) read-only; see [`read_filter`] for `limit`.
 ///
 /// # Errors
 /// A failure naming the file: unreadable, or not a valid filter.
 pub(crate) fn load_filter(
     path: &Path,
     limit: StreamLimit,
-) -> Result<(Box<dyn ApproxSet + Send + Sync>, Vec<u8>), CliError> {
+) -> Result<(Box<dyn Membership + Send + Sync>, Vec<u8>), CliError> {
     let bytes = read_filter(path, limit)?;
-    let filter = approxset::load(&bytes).map_err(|e| load_error(path, &e))?;
+    let filter = approxset::load_membership(&bytes).map_err(|e| load_error(path, &e))?;
     Ok((filter, bytes))
+}
+
+/// [`load_filter`] of a filter that takes inserts (for `merge`).
+///
+/// # Errors
+/// As [`load_filter`], and a failure for a static filter.
+pub(crate) fn load_insertable(
+    path: &Path,
+    limit: StreamLimit,
+) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
+    let bytes = read_filter(path, limit)?;
+    approxset::load(&bytes).map_err(|e| load_error(path, &e))
 }
 
 /// The directory a file `path` goes into (`.` for a bare file name).

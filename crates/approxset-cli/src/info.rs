@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use approxset::format::Header;
-use approxset::{ApproxSet, Value, Variant};
+use approxset::{Membership, Value, Variant};
 use clap::Args;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -81,6 +81,10 @@ const LABELS: &[(&str, &str, Shown)] = &[
     ("nonzero", "nonzero counters", Shown::Count),
     ("saturated", "saturated counters", Shown::Count),
     ("fingerprint_bits", "fingerprint bits", Shown::Count),
+    ("segment_length", "segment length", Shown::Count),
+    ("segment_count", "segments", Shown::Count),
+    ("array_length", "cells", Shown::Count),
+    ("seed", "construction seed", Shown::Count),
     ("buckets", "buckets", Shown::Count),
     ("slots", "slots", Shown::Count),
     ("load", "load factor", Shown::Real),
@@ -191,7 +195,7 @@ impl Record for InfoRecord {
 }
 
 /// The record of the loaded `filter`, read from the file `bytes` of `file`.
-fn record(file: &str, filter: &dyn ApproxSet, header: &Header, bytes: &[u8]) -> InfoRecord {
+fn record(file: &str, filter: &dyn Membership, header: &Header, bytes: &[u8]) -> InfoRecord {
     InfoRecord {
         file: file.to_owned(),
         variant: filter.variant().to_owned(),
@@ -201,7 +205,7 @@ fn record(file: &str, filter: &dyn ApproxSet, header: &Header, bytes: &[u8]) -> 
         capacity: filter.capacity() as u64,
         target_fp: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
-        overfilled: Overfill::of(filter).is_some(),
+        overfilled: filter.as_approx_set().and_then(Overfill::of).is_some(),
         bytes: filter.memory_bytes() as u64,
         file_bytes: bytes.len() as u64,
         supports_delete: Variant::of(filter).is_some_and(Variant::supports_delete),
@@ -222,14 +226,27 @@ mod tests {
     use super::*;
 
     /// The record of a filter of `variant` built with a fixed seed.
+    /// (Sized for 1,000 keys, holding 100; the static one holds its 100.)
     fn record_of(variant: Variant) -> InfoRecord {
-        let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
-        for i in 0..100u32 {
-            f.insert(&i).unwrap();
-        }
-        let bytes = f.to_bytes().unwrap();
-        let header = Header::parse(&bytes).unwrap();
-        record("f.bin", &*f, &header, &bytes)
+        let bytes = if variant.is_static() {
+            let keys: Vec<u32> = (0..100).collect();
+            let f = variant.builder().seed(3).build_from(&keys, 0.01).unwrap();
+            f.to_bytes().unwrap()
+        } else {
+            let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
+            for i in 0..100u32 {
+                f.insert(&i).unwrap();
+            }
+            f.to_bytes().unwrap()
+        };
+        record_of_bytes(&bytes)
+    }
+
+    /// The record of the saved filter `bytes`, loaded as `info` loads it.
+    fn record_of_bytes(bytes: &[u8]) -> InfoRecord {
+        let header = Header::parse(bytes).unwrap();
+        let f = approxset::load_membership(bytes).unwrap();
+        record("f.bin", &*f, &header, bytes)
     }
 
     #[test]
@@ -241,6 +258,7 @@ mod tests {
             // another hash function than SipHash).
             let version = match variant {
                 Variant::Blocked | Variant::Cuckoo => 1,
+                Variant::Fuse => 3,
                 _ => 2,
             };
             assert_eq!(r.format_version, version, "{variant}");
@@ -269,9 +287,7 @@ mod tests {
         for i in 0..1000u32 {
             f.insert(&i).unwrap();
         }
-        let bytes = f.to_bytes().unwrap();
-        let header = Header::parse(&bytes).unwrap();
-        let r = record("f.bin", &*f, &header, &bytes);
+        let r = record_of_bytes(&f.to_bytes().unwrap());
         assert!(r.overfilled);
         assert_eq!(serde_json::to_value(&r).unwrap()["overfilled"], true);
         let fields = r.fields();

@@ -168,7 +168,7 @@ impl BinaryFuseFilter {
     }
 
     /// The parameters by name: `fingerprint_bits`, `segment_length`,
-    /// `segment_count`, `array_length`, `seed` and `bits_per_key`.
+    /// `segment_count`, `array_length` and `seed`.
     pub fn parameters(&self) -> Vec<(&'static str, Value)> {
         vec![
             ("fingerprint_bits", self.fingerprint_bits().into()),
@@ -176,7 +176,6 @@ impl BinaryFuseFilter {
             ("segment_count", self.segment_count().into()),
             ("array_length", self.array_len().into()),
             ("seed", self.seed.into()),
-            ("bits_per_key", self.bits_per_key().into()),
         ]
     }
 

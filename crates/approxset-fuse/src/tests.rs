@@ -364,8 +364,7 @@ fn the_filter_is_send_sync_and_debug() {
             "segment_length",
             "segment_count",
             "array_length",
-            "seed",
-            "bits_per_key"
+            "seed"
         ]
     );
 }
