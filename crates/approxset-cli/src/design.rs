@@ -216,7 +216,8 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     let ideal = sizing::optimal_bits_per_key(fp);
     report.notes.extend([
         "hashes: hash functions k (of the first stage for scalable); fp bits: the cuckoo \
-         filter's fingerprint bits (it has no k); bytes: as allocated, in whole 64-bit words"
+         filter's fingerprint bits (it has no k), and the fuse filter's; bytes: as allocated, \
+         in whole 64-bit words"
             .to_owned(),
         format!(
             "reference: the classic optimum -ln p / (ln 2)^2 = {ideal:.2} bits/key with \

@@ -11,7 +11,8 @@
 //! no longer needed once counted, the peeling stack (hashes, from the
 //! bottom) and queue (cells, from the top), which together never take more
 //! than `n + m` slots: about 19.6 bytes per key, plus the filter's own
-//! fingerprints. The reference code keeps the queue, the stack and the
+//! fingerprints (20.8 bytes per key measured at n = 10⁷ with 8-bit ones,
+//! `docs/design.md`). The reference code keeps the queue, the stack and the
 //! bucketed hashes apart (about 23.6 bytes per key).
 
 use approxset_core::hash::splitmix64;
