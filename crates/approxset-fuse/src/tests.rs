@@ -430,3 +430,33 @@ fn plan_paper(n: usize) -> (u32, u32) {
     let whole = cap.div_ceil(u64::from(l)).max(3);
     (l, (whole - 2) as u32)
 }
+
+/// A key set whose first seed fails on the tighter layout of 10⁶ keys
+/// (the benchmark's: SplitMix64 of 0 … 10⁶ − 1 under the hash key of seed
+/// 1) builds on the paper's looser one, with every key found.
+#[test]
+fn a_failed_seed_falls_back_to_the_papers_layout() {
+    let key = HashKey::from_seed(1);
+    let digests: Vec<Digest> = (0..1_000_000u64)
+        .map(|i| key.digest(&approxset_core::hash::splitmix64(&mut { i })))
+        .collect();
+    let f = BinaryFuseFilter::with_fp_rate(0.01)
+        .hash_key(key)
+        .build_digests(&digests)
+        .unwrap();
+    assert_eq!(
+        f.array_len(),
+        Layout::plan_loose(1_000_000).unwrap().array_len()
+    );
+    assert_ne!(f.array_len(), Layout::plan(1_000_000).unwrap().array_len());
+    assert_eq!(f.len(), 1_000_000);
+    assert!(digests.iter().all(|&d| f.contains_digest(d)));
+    // Another key set peels on its first seed, on the tighter layout.
+    let other = HashKey::from_seed(5);
+    let digests: Vec<Digest> = (0..1_000_000u64).map(|i| other.digest(&i)).collect();
+    let g = BinaryFuseFilter::with_fp_rate(0.01)
+        .hash_key(other)
+        .build_digests(&digests)
+        .unwrap();
+    assert_eq!(g.array_len(), Layout::plan(1_000_000).unwrap().array_len());
+}
