@@ -6,6 +6,7 @@
 use std::fmt::Debug;
 
 use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce};
+use approxset_core::format::Words;
 use approxset_core::sizing::{self, BloomParams};
 use approxset_core::{Error, Result};
 
@@ -85,11 +86,11 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     const BLOCK_TEST: bool = false;
 
     /// Whether `digest` may be in the bits `words` (of a filter of this
-    /// layout), for a layout that tests a block at once; `None`: test the
+    /// layout, owned or a view's), for a layout that tests a block at once; `None`: test the
     /// positions one by one.
     #[doc(hidden)]
     #[inline(always)]
-    fn block_contains(_words: &[u64], _digest: Digest) -> Option<bool> {
+    fn block_contains<W: Words + ?Sized>(_words: &W, _digest: Digest) -> Option<bool> {
         None
     }
 
@@ -98,7 +99,11 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     /// appended): look them up one by one.
     #[doc(hidden)]
     #[inline(always)]
-    fn block_contains_all(_words: &[u64], _digests: &[Digest], _out: &mut Vec<bool>) -> bool {
+    fn block_contains_all<W: Words + ?Sized>(
+        _words: &W,
+        _digests: &[Digest],
+        _out: &mut Vec<bool>,
+    ) -> bool {
         false
     }
 
@@ -337,12 +342,16 @@ impl Layout for SplitBlock {
     }
 
     #[inline(always)]
-    fn block_contains(words: &[u64], digest: Digest) -> Option<bool> {
+    fn block_contains<W: Words + ?Sized>(words: &W, digest: Digest) -> Option<bool> {
         Some(split_block::contains(words, digest))
     }
 
     #[inline(always)]
-    fn block_contains_all(words: &[u64], digests: &[Digest], out: &mut Vec<bool>) -> bool {
+    fn block_contains_all<W: Words + ?Sized>(
+        words: &W,
+        digests: &[Digest],
+        out: &mut Vec<bool>,
+    ) -> bool {
         split_block::contains_all(words, digests, out);
         true
     }
