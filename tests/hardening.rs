@@ -364,7 +364,10 @@ fn forged_fields_view_as_they_load() {
             }
         }
     }
-    assert!(opened > 50 && refused > 50, "{opened} opened, {refused} refused");
+    assert!(
+        opened > 50 && refused > 50,
+        "{opened} opened, {refused} refused"
+    );
     assert!(scan_only > 5, "{scan_only} forged cuckoo counts");
 }
 

@@ -144,8 +144,6 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         Ok(())
     }
 
-    /// Asks for the lines of the first `lines` positions of every digest (a
-
     /// The cell storage, mutably; the caller keeps `len` in step.
     pub(crate) fn cells_and_len_mut(&mut self) -> (&mut C, &mut usize) {
         (&mut self.cells, &mut self.len)
@@ -156,7 +154,6 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         self.cells.clear();
         self.len = 0;
     }
-
 }
 
 /// Lookups and metadata: everything that reads the cells, for a filter
@@ -229,7 +226,7 @@ impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
         }
     }
 
-
+    /// Asks for the lines of the first `lines` positions of every digest (a
     /// hint, where the target has one), so that they arrive together.
     #[inline]
     pub(crate) fn prefetch(&self, digests: &[Digest], lines: usize) {

@@ -88,7 +88,6 @@ impl Counters {
         &self.words
     }
 
-
     /// Number of counters.
     #[inline]
     pub(crate) fn len(&self) -> u64 {

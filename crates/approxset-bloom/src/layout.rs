@@ -5,8 +5,8 @@
 
 use std::fmt::Debug;
 
-use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce};
 use approxset_core::format::Words;
+use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce};
 use approxset_core::sizing::{self, BloomParams};
 use approxset_core::{Error, Result};
 

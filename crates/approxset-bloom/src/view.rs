@@ -176,10 +176,7 @@ impl CellsRead<Classic> for CountersView<'_> {
     }
     fn describe(&self) -> Vec<(&'static str, Value)> {
         let (nonzero, saturated) = self.counts();
-        vec![
-            ("nonzero", nonzero.into()),
-            ("saturated", saturated.into()),
-        ]
+        vec![("nonzero", nonzero.into()), ("saturated", saturated.into())]
     }
 }
 
@@ -230,19 +227,6 @@ impl<'a, L: Layout, V: ViewCells<'a, L>> Bloom<L, V> {
             self.cells.file(),
             <V as CellsRead<L>>::TAG,
         )?)
-    }
-}
-
-/// Bit-specific methods of a view.
-impl<L: Layout> Bloom<L, BitsView<'_>> {
-    /// The number of bits `m`.
-    pub fn bits(&self) -> u64 {
-        self.cells.len
-    }
-
-    /// The number of bits set, `X` (counted when first asked for).
-    pub fn count_ones(&self) -> u64 {
-        self.cells.count_ones()
     }
 }
 

@@ -16,19 +16,16 @@ impl CuckooFilter {
     /// None: every filter of the crate serializes. The `Result` is the
     /// trait's signature ([`Membership::to_bytes`](approxset_core::Membership::to_bytes)).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut w = Writer::new(tag::CUCKOO, self.key, self.table.memory_bytes() + 80);
-        let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
-        w.u32(self.table.bits())
-            .u32(0)
-            .u64(self.table.buckets() as u64)
-            .u64(self.len as u64)
-            .u64(self.capacity as u64)
-            .f64(self.fp_rate)
-            .u64(victim_fp)
-            .u64(victim_bucket)
-            .u64(self.rng.0)
-            .words(self.table.words());
-        Ok(w.finish())
+        Ok(Saved {
+            table: &self.table,
+            victim: self.victim,
+            rng: self.rng.0,
+            key: self.key,
+            len: self.len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+        }
+        .write())
     }
 
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
@@ -63,10 +60,11 @@ impl CuckooFilter {
     approxset_core::stream_methods!();
 }
 
-/// A saved filter's fields over its slot words `S` (the filter's own, or
-/// a view's bytes), read and checked in one place for both.
-pub(crate) struct Saved<S> {
-    pub(crate) table: Table<S>,
+/// A saved filter's fields over its slot table `T` (a `Table` of the
+/// filter's own words or a view's bytes, or a reference to one), read,
+/// checked and written in one place for both.
+pub(crate) struct Saved<T> {
+    pub(crate) table: T,
     pub(crate) victim: Option<Victim>,
     pub(crate) rng: u64,
     pub(crate) key: HashKey,
@@ -75,7 +73,27 @@ pub(crate) struct Saved<S> {
     pub(crate) fp_rate: f64,
 }
 
-impl<S: Words> Saved<S> {
+impl<S: Words> Saved<&Table<S>> {
+    /// The filter in the binary format.
+    pub(crate) fn write(&self) -> Vec<u8> {
+        let table = self.table;
+        let mut w = Writer::new(tag::CUCKOO, self.key, table.memory_bytes() + 80);
+        let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
+        w.u32(table.bits())
+            .u32(0)
+            .u64(table.buckets() as u64)
+            .u64(self.len as u64)
+            .u64(self.capacity as u64)
+            .f64(self.fp_rate)
+            .u64(victim_fp)
+            .u64(victim_bucket)
+            .u64(self.rng)
+            .words_from(table.words());
+        w.finish()
+    }
+}
+
+impl<S: Words> Saved<Table<S>> {
     /// Reads the fields from an opened reader, taking the slot words with
     /// `slots` (a copy, or a borrow for a view), and checks every
     /// invariant that does not need a scan of the table: width, buckets,

@@ -34,11 +34,6 @@ impl Table {
         })
     }
 
-    /// The storage words.
-    pub(crate) fn words(&self) -> &[u64] {
-        &self.words
-    }
-
     /// Bytes a table of `buckets` buckets of `bits`-bit slots takes.
     pub(crate) fn bytes_for(buckets: u128, bits: u32) -> u128 {
         (buckets * SLOTS as u128 * u128::from(bits)).div_ceil(64) * 8
@@ -116,6 +111,11 @@ impl<S: Words> Table<S> {
     #[inline]
     pub(crate) fn bits(&self) -> u32 {
         self.bits
+    }
+
+    /// The storage words.
+    pub(crate) fn words(&self) -> &S {
+        &self.words
     }
 
     /// Bytes of storage.

@@ -33,6 +33,8 @@ pub struct CuckooFilterView<'a> {
     file: &'a [u8],
     table: Table<LeWords<'a>>,
     victim: Option<Victim>,
+    /// The kick generator's state, kept to write the filter back as saved.
+    rng: u64,
     key: HashKey,
     len: usize,
     capacity: usize,
@@ -59,6 +61,7 @@ impl CuckooFilter {
             file: bytes,
             table: saved.table,
             victim: saved.victim,
+            rng: saved.rng,
             key: saved.key,
             len: saved.len,
             capacity: saved.capacity,
@@ -163,17 +166,22 @@ impl<'a> CuckooFilterView<'a> {
         parameters(&self.table, self.len, self.victim)
     }
 
-    /// The viewed filter in the binary format: its bytes, with the
-    /// checksum recomputed.
+    /// The viewed filter in the binary format, written as the filter
+    /// writes itself: the bytes of the file it was saved to.
     ///
     /// # Errors
     /// None; the `Result` is the trait's signature.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut bytes = self.file.to_vec();
-        let at = bytes.len() - approxset_core::format::CHECKSUM_LEN;
-        let sum = approxset_core::format::checksum(&bytes[..at]);
-        bytes[at..].copy_from_slice(&sum.to_le_bytes());
-        Ok(bytes)
+        Ok(Saved {
+            table: &self.table,
+            victim: self.victim,
+            rng: self.rng,
+            key: self.key,
+            len: self.len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+        }
+        .write())
     }
 }
 

@@ -170,6 +170,20 @@ impl Writer {
         self
     }
 
+    /// Appends the words of any source, little-endian: a filter's own or a
+    /// view's (copied as they lie).
+    pub fn words_from<W: Words + ?Sized>(&mut self, words: &W) -> &mut Self {
+        if let Some(bytes) = words.le_bytes() {
+            self.buf.extend_from_slice(bytes);
+            return self;
+        }
+        self.buf.reserve(words.word_count() * 8);
+        for i in 0..words.word_count() {
+            self.buf.extend_from_slice(&words.word(i).to_le_bytes());
+        }
+        self
+    }
+
     /// Appends words, little-endian.
     pub fn words(&mut self, words: &[u64]) -> &mut Self {
         self.buf.reserve(words.len() * 8);
@@ -571,9 +585,10 @@ impl<'a> Reader<'a> {
     /// As [`words`](Self::words), and [`Error::AllocationFailed`].
     pub fn words_into(&mut self, count: u64, what: &str, out: &mut Vec<u64>) -> Result<()> {
         let words = self.le_words(count, what)?;
-        out.try_reserve_exact(words.word_count()).map_err(|_| Error::AllocationFailed {
-            bytes: words.bytes().len(),
-        })?;
+        out.try_reserve_exact(words.word_count())
+            .map_err(|_| Error::AllocationFailed {
+                bytes: words.bytes().len(),
+            })?;
         out.extend(words.iter());
         Ok(())
     }

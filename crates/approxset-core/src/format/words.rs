@@ -37,9 +37,11 @@ pub trait Words {
     /// When they pass the end.
     fn block<const N: usize>(&self, at: usize) -> [u64; N];
 
-    /// Hints that word `i` will be read soon; nothing by default.
-    #[inline(always)]
-    fn prefetch_word(&self, _i: usize) {}
+    /// The words as the format's little-endian bytes, when that is how
+    /// they are held (a view's); `None` by default.
+    fn le_bytes(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Words for [u64] {
@@ -127,6 +129,10 @@ impl Words for LeWords<'_> {
     #[inline(always)]
     fn word_count(&self) -> usize {
         self.bytes.len() / 8
+    }
+
+    fn le_bytes(&self) -> Option<&[u8]> {
+        Some(self.bytes)
     }
 
     #[inline(always)]
