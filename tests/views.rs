@@ -296,3 +296,48 @@ fn huge_claims_fail_without_allocating() {
         std::mem::size_of_val(&view)
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(common::proptest_config(500))]
+
+    /// Random damage (a byte anywhere but the checksum, which is then made
+    /// valid again or left stale), at any offset: a view opens or refuses
+    /// without panicking, refuses only what `load` refuses, and where
+    /// `load` accepts, answers as the loaded filter.
+    #[test]
+    fn damaged_bytes_view_safely(
+        variant in proptest::sample::select(flat().collect::<Vec<_>>()),
+        at in proptest::num::usize::ANY,
+        value in proptest::num::u8::ANY,
+        fix_checksum in proptest::bool::ANY,
+        skew in 0usize..8,
+    ) {
+        let (f, _) = sample(variant, HashFunction::SipHash13);
+        let bytes = f.to_bytes().unwrap();
+        let at = at % (bytes.len() - CHECKSUM_LEN);
+        let mut bad = bytes.clone();
+        bad[at] = value;
+        if fix_checksum {
+            bad = forge(&bad, at, 1, u64::from(value));
+        }
+        let mut buf = vec![0u8; skew];
+        buf.extend_from_slice(&bad);
+        let bad = &buf[skew..];
+        let loaded = approxset::load_membership(bad);
+        match approxset::view(bad) {
+            Ok(view) => {
+                let keys: Vec<u32> = (0..300).collect();
+                let mut out = Vec::new();
+                view.contains_batch(&keys, &mut out);
+                for (k, &batched) in keys.iter().zip(&out) {
+                    proptest::prop_assert_eq!(view.contains(k), batched);
+                }
+                let _ = (view.estimated_fp_rate(), view.parameters(), view.to_bytes());
+                if let Ok(loaded) = loaded {
+                    proptest::prop_assert!(keys.iter().all(|k| loaded.contains(k) == view.contains(k)));
+                }
+            }
+            Err(e) => proptest::prop_assert!(loaded.is_err(), "view refuses ({e}), load opens"),
+        }
+    }
+}
