@@ -389,6 +389,36 @@ pub fn verify_checksum(bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// The first serialized filter of `bytes`, cut at the total length its
+/// header announces, and the bytes after it: how to walk filters saved one
+/// after another in one file (then view or load each).
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::format::{Writer, split_first, tag};
+/// use approxset::HashKey;
+/// let one = Writer::new(tag::CLASSIC, HashKey::from_seed(1), 0).finish();
+/// let two = Writer::new(tag::CUCKOO, HashKey::from_seed(2), 0).finish();
+/// let file = [one.clone(), two.clone()].concat();
+/// let (first, rest) = split_first(&file)?;
+/// assert_eq!((first, rest), (&one[..], &two[..]));
+/// # Ok::<(), approxset_core::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`Header::parse`], and [`Error::Truncated`] when fewer bytes remain
+/// than the header announces.
+pub fn split_first(bytes: &[u8]) -> Result<(&[u8], &[u8])> {
+    let total = Header::parse(bytes)?.total_len();
+    match usize::try_from(total) {
+        Ok(at) if at <= bytes.len() => Ok(bytes.split_at(at)),
+        _ => Err(Error::Truncated {
+            needed: total,
+            available: bytes.len() as u64,
+        }),
+    }
+}
+
 /// Reads a filter written by a [`Writer`].
 #[derive(Debug)]
 pub struct Reader<'a> {
