@@ -5,9 +5,10 @@
 //!
 //! Writes the file to `$TMPDIR` (default `/tmp`, never the repository;
 //! check `df -h /tmp` for 1.1 GiB free first), measures, deletes it. Run
-//! with `cargo bench -p approxset-benches --bench view_open`. The page
-//! cache is warm (the file was just written); without root it cannot be
-//! dropped, so a cold open is not measured here.
+//! with `cargo bench -p approxset-benches --bench view_open`. Each view is
+//! opened with the page cache warm (the file was just written) and cold
+//! (the file's pages dropped from it first with GNU dd's `iflag=nocache`,
+//! which needs no root), with and without `madvise(MADV_RANDOM)`.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -64,6 +65,20 @@ fn map(file: &std::fs::File) -> memmap2::Mmap {
     unsafe { memmap2::Mmap::map(file) }.expect("the file maps")
 }
 
+/// Asks the kernel to drop the clean pages of `path` from the page cache
+/// (`posix_fadvise(DONTNEED)` through GNU dd's `iflag=nocache count=0`):
+/// a cold cache for this file alone, without root.
+fn drop_from_page_cache(path: &std::path::Path) {
+    let status = std::process::Command::new("dd")
+        .arg(format!("if={}", path.display()))
+        .args(["iflag=nocache", "count=0", "status=none"])
+        .status();
+    assert!(
+        status.is_ok_and(|s| s.success()),
+        "dd drops the file's cache"
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing to parse.
     let dir = std::env::var_os("TMPDIR").unwrap_or_else(|| "/tmp".into());
@@ -86,21 +101,31 @@ fn main() {
         path.display()
     );
 
-    for advice in [None, Some(memmap2::Advice::Random)] {
+    let advices: [(&[memmap2::Advice], bool); 4] = [
+        (&[], false),
+        (&[memmap2::Advice::Random], false),
+        (&[], true),
+        (&[memmap2::Advice::Random], true),
+    ];
+    for (advice, cold) in advices {
+        if cold {
+            drop_from_page_cache(&path);
+        }
         let before = rss();
         let start = Instant::now();
         let file = std::fs::File::open(&path).unwrap();
         let map = map(&file);
         let view = BloomFilter::view(&map).unwrap();
         let opened = start.elapsed();
-        if let Some(advice) = advice {
+        for &advice in advice {
             map.advise(advice).unwrap();
         }
         let start = Instant::now();
         let hits = lookups(&view);
         let looked = start.elapsed();
+        let cache = if cold { "cold" } else { "warm" };
         println!(
-            "view (map + open, advice {advice:?}): opened in {:.1} µs; {LOOKUPS} lookups in {:.1} ms ({hits} positive)",
+            "view (map + open, {cache} cache, advice {advice:?}): opened in {:.1} µs; {LOOKUPS} lookups in {:.1} ms ({hits} positive)",
             opened.as_secs_f64() * 1e6,
             looked.as_secs_f64() * 1e3,
         );

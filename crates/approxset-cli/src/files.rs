@@ -265,21 +265,40 @@ impl std::ops::Deref for FilterBytes {
 
 /// Opens the saved filter `path` for reading in place (`query`, `info`): a
 /// regular file through a memory map, so nothing is read before a lookup
-/// touches its page; anything else as [`read_filter`] reads it (`limit`).
+/// touches its page (read as `access` says); anything else as
+/// [`read_filter`] reads it (`limit`).
 ///
 /// # Errors
 /// A failure naming the file when it cannot be opened or mapped, and as
 /// [`read_filter`].
-pub(crate) fn map_filter(path: &Path, limit: StreamLimit) -> Result<FilterBytes, CliError> {
+pub(crate) fn map_filter(
+    path: &Path,
+    limit: StreamLimit,
+    access: Access,
+) -> Result<FilterBytes, CliError> {
     let (file, meta) = open_filter_file(path)?;
     // An empty file has nothing to map; a stream cannot be mapped (and is
     // read from the one open: a FIFO's writer meets one reader).
     if !meta.is_file() || meta.len() == 0 {
         return read_opened(path, &file, &meta, limit).map(FilterBytes::Read);
     }
-    map_read_only(&file)
-        .map(FilterBytes::Mapped)
-        .map_err(|e| cannot_read(path, &e))
+    let map = map_read_only(&file).map_err(|e| cannot_read(path, &e))?;
+    if access == Access::Random {
+        // A hint only (no read-ahead around each lookup's page, which on
+        // a cold cache reads far more than the lookups need): a failure
+        // changes nothing.
+        let _ = map.advise(memmap2::Advice::Random);
+    }
+    Ok(FilterBytes::Mapped(map))
+}
+
+/// How a mapped filter will be read, for the kernel's read-ahead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// A few lookups (`query` without `--verify`): no read-ahead.
+    Random,
+    /// The whole file (a checksum, `info`'s counts): the default.
+    Sequential,
 }
 
 /// A read-only memory map of the whole of `file`, a regular file: the one
@@ -865,7 +884,7 @@ mod tests {
         for variant in [approxset::Variant::Classic, approxset::Variant::Cuckoo] {
             let old = saved(variant, "old", 2_000);
             write_atomically(&path, &old, "filter").unwrap();
-            let bytes = map_filter(&path, StreamLimit::default()).unwrap();
+            let bytes = map_filter(&path, StreamLimit::default(), Access::Random).unwrap();
             assert!(
                 matches!(bytes, FilterBytes::Mapped(_)),
                 "a regular file is mapped"
@@ -887,7 +906,7 @@ mod tests {
                 .count();
             assert!(missed > 950, "{variant}: {missed} of the new keys absent");
             // A new map sees the new filter.
-            let again = map_filter(&path, StreamLimit::default()).unwrap();
+            let again = map_filter(&path, StreamLimit::default(), Access::Random).unwrap();
             let view = open_filter(&path, &again, true).unwrap();
             assert!((0..1000).all(|i| view.contains(&format!("new-{i}"))));
         }

@@ -117,7 +117,12 @@ pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
         .filter
         .as_ref()
         .ok_or_else(|| CliError::usage("query needs --filter FILTER"))?;
-    let bytes = files::map_filter(path, args.limit)?;
+    let access = if args.verify {
+        files::Access::Sequential
+    } else {
+        files::Access::Random
+    };
+    let bytes = files::map_filter(path, args.limit, access)?;
     let filter = files::open_filter(path, &bytes, args.verify)?;
     if args.quiet {
         let mut all_present = true;
