@@ -111,7 +111,9 @@ pub mod bloom {
     //! [`AtomicBloomFilter`](crate::AtomicBloomFilter) is a [`Bloom`] of a
     //! position [`Layout`] ([`Classic`], [`Partitioned`], [`Blocked`] or
     //! [`SplitBlock`])
-    //! over [`cells`] (bits, 4-bit counters or atomic words), built by the
+    //! over [`cells`] (bits, 4-bit counters or atomic words; for a view
+    //! such as [`BloomFilterView`](crate::BloomFilterView), the bytes of a
+    //! saved filter, read in place), built by the
     //! [`builder`]s; [`ScalableBuilder`] builds the
     //! [`ScalableBloomFilter`](crate::ScalableBloomFilter).
     //!

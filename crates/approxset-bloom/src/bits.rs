@@ -226,7 +226,7 @@ impl BitVec {
 /// the filters and their views.
 #[inline(always)]
 pub(crate) fn bit<W: Words + ?Sized>(words: &W, index: u64) -> bool {
-    (words.word((index >> 6) as usize) >> (index & 63)) & 1 == 1
+    words.bit(index)
 }
 
 /// The bits set in `words`.

@@ -20,8 +20,7 @@ fn locate(index: u64) -> (usize, u32) {
 /// and its view.
 #[inline(always)]
 pub(crate) fn counter<W: Words + ?Sized>(words: &W, index: u64) -> u8 {
-    let (word, shift) = locate(index);
-    ((words.word(word) >> shift) & 0xF) as u8
+    words.nibble(index)
 }
 
 /// The counters of `words` above zero, and those saturated.

@@ -57,6 +57,13 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     #[doc(hidden)]
     const ONE_LINE: bool = false;
 
+    /// Bytes of the block that holds all of a key's positions (a cache
+    /// line for the blocked layout), 0 for a layout that spreads them: a
+    /// view, whose blocks may straddle two lines where the bytes lie,
+    /// prefetches both ends of a block.
+    #[doc(hidden)]
+    const BLOCK_BYTES: usize = 0;
+
     /// The oldest format version that has the layout's tag.
     #[doc(hidden)]
     const FORMAT_VERSION: u16 = 1;
@@ -232,6 +239,7 @@ impl Layout for Blocked {
     const NAME: &'static str = "blocked";
     const TAG: u8 = approxset_core::format::tag::BLOCKED;
     const ONE_LINE: bool = true;
+    const BLOCK_BYTES: usize = (sizing::BLOCK_BITS / 8) as usize;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::blocked_params(items, fp_rate)
@@ -285,6 +293,7 @@ impl Layout for SplitBlock {
     const NAME: &'static str = "split-block";
     const TAG: u8 = approxset_core::format::tag::SPLIT_BLOCK;
     const ONE_LINE: bool = true;
+    const BLOCK_BYTES: usize = (sizing::SPLIT_BLOCK_BITS / 8) as usize;
     const BLOCK_TEST: bool = true;
     const FORMAT_VERSION: u16 = 2;
 

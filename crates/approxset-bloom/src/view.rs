@@ -91,8 +91,18 @@ impl<L: Layout> CellsRead<L> for BitsView<'_> {
     }
     #[inline]
     fn prefetch(&self, index: u64) {
-        let at = (index >> 6) as usize * 8;
-        crate::bits::prefetch(&self.words.bytes()[at]);
+        let bytes = self.words.bytes();
+        if L::BLOCK_BYTES == 0 {
+            // The byte `is_set` reads.
+            crate::bits::prefetch(&bytes[(index >> 3) as usize]);
+        } else {
+            // Both ends of the key's block: where the bytes lie (in a file
+            // the payload starts 8 bytes past a line), a block may
+            // straddle two cache lines.
+            let start = (index >> 3) as usize / L::BLOCK_BYTES * L::BLOCK_BYTES;
+            crate::bits::prefetch(&bytes[start]);
+            crate::bits::prefetch(&bytes[start + L::BLOCK_BYTES - 1]);
+        }
     }
     #[inline(always)]
     fn block_contains(&self, digest: Digest) -> Option<bool> {

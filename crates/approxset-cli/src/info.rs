@@ -3,8 +3,8 @@
 //! envelope ([`Header`]), the hash function from the filter's key, the
 //! common facts (items, capacity, rates, memory)
 //! and the variant's own parameters ([`Membership::parameters`](approxset::Membership::parameters): bits and k,
-//! counters, fingerprint width and buckets, stages, …) from the loaded
-//! filter. In the JSON record `parameters` is an object of those names,
+//! counters, fingerprint width and buckets, stages, …) from the filter,
+//! viewed in place through a memory map of its file (checksum verified). In the JSON record `parameters` is an object of those names,
 //! each a number; the human output gives each one a line of its own. A
 //! filter holding more items than it was sized for, with an estimated FP
 //! rate above its target, is `overfilled` (a JSON boolean, and a human line

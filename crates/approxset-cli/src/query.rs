@@ -6,6 +6,11 @@
 //! input (the library's `contains("line")`). Answers to keys typed at a
 //! terminal come as the keys do.
 //!
+//! The filter file is opened in place (`files::map_filter`, a read-only
+//! memory map of a regular file, viewed with `approxset::view`): only the
+//! pages the keys touch are read, and everything but the checksum is
+//! checked; `--verify` checks the checksum too, reading the file once.
+//!
 //! With `--quiet` nothing is printed and the exit code answers, as with
 //! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
 //! key is certainly absent; errors keep their codes 1 and 2.

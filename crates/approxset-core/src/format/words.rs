@@ -37,6 +37,26 @@ pub trait Words {
     /// When they pass the end.
     fn block<const N: usize>(&self, at: usize) -> [u64; N];
 
+    /// Bit `index` of the words read as one bit string (bit `i % 64` of
+    /// word `i / 64`).
+    ///
+    /// # Panics
+    /// When `index` is past the end.
+    #[inline(always)]
+    fn bit(&self, index: u64) -> bool {
+        (self.word((index >> 6) as usize) >> (index & 63)) & 1 == 1
+    }
+
+    /// The 4-bit value `index` of the words (bits `4(i % 16)…` of word
+    /// `i / 16`).
+    ///
+    /// # Panics
+    /// When `index` is past the end.
+    #[inline(always)]
+    fn nibble(&self, index: u64) -> u8 {
+        ((self.word((index >> 4) as usize) >> ((index & 15) * 4)) & 0xF) as u8
+    }
+
     /// The words as the format's little-endian bytes, when that is how
     /// they are held (a view's); `None` by default.
     fn le_bytes(&self) -> Option<&[u8]> {
@@ -135,6 +155,20 @@ impl Words for LeWords<'_> {
         Some(self.bytes)
     }
 
+    /// One byte read: in little-endian words, bit `i` is bit `i % 8` of
+    /// byte `i / 8`, so the read never straddles a cache line, wherever
+    /// the bytes start.
+    #[inline(always)]
+    fn bit(&self, index: u64) -> bool {
+        (self.bytes[(index >> 3) as usize] >> (index & 7)) & 1 == 1
+    }
+
+    /// One byte read, as [`bit`](Words::bit).
+    #[inline(always)]
+    fn nibble(&self, index: u64) -> u8 {
+        (self.bytes[(index >> 1) as usize] >> ((index & 1) * 4)) & 0xF
+    }
+
     #[inline(always)]
     fn word(&self, i: usize) -> u64 {
         let at = i * 8;
@@ -177,6 +211,12 @@ mod tests {
             assert_eq!(v.get(usize::MAX), None);
             assert_eq!(v.block::<4>(16), words.block::<4>(16));
             assert_eq!(v.iter().collect::<Vec<_>>(), words);
+            for i in 0..20 * 64 {
+                assert_eq!(v.bit(i), words.bit(i), "bit {i}");
+            }
+            for i in 0..20 * 16 {
+                assert_eq!(v.nibble(i), words.nibble(i), "nibble {i}");
+            }
         }
         assert!(LeWords::new(&[0; 7]).is_none());
     }
