@@ -92,16 +92,18 @@ impl<L: Layout> CellsRead<L> for BitsView<'_> {
     #[inline]
     fn prefetch(&self, index: u64) {
         let bytes = self.words.bytes();
-        if L::BLOCK_BYTES == 0 {
+        let byte = (index >> 3) as usize;
+        match byte.checked_div(L::BLOCK_BYTES) {
             // The byte `is_set` reads.
-            crate::bits::prefetch(&bytes[(index >> 3) as usize]);
-        } else {
+            None => crate::bits::prefetch(&bytes[byte]),
             // Both ends of the key's block: where the bytes lie (in a file
             // the payload starts 8 bytes past a line), a block may
             // straddle two cache lines.
-            let start = (index >> 3) as usize / L::BLOCK_BYTES * L::BLOCK_BYTES;
-            crate::bits::prefetch(&bytes[start]);
-            crate::bits::prefetch(&bytes[start + L::BLOCK_BYTES - 1]);
+            Some(block) => {
+                let start = block * L::BLOCK_BYTES;
+                crate::bits::prefetch(&bytes[start]);
+                crate::bits::prefetch(&bytes[start + L::BLOCK_BYTES - 1]);
+            }
         }
     }
     #[inline(always)]
