@@ -5,7 +5,12 @@
 //! Filters write themselves with a [`Writer`] and read themselves back with
 //! a [`Reader`], which checks the envelope (length, magic, version,
 //! checksum, variant) before the filter sees a parameter, and bounds every
-//! allocation by the length of the input.
+//! allocation by the length of the input. A view of a saved filter reads
+//! it in place: [`Reader::open_unverified`] (every check but the checksum,
+//! which [`verify_checksum`] makes), [`Reader::le_words`] and [`LeWords`]
+//! (the payload's words where they lie, any alignment) behind the
+//! [`Words`] trait the lookups are written over; [`split_first`] walks
+//! filters saved one after another.
 //!
 //! ```text
 //! offset  size  field
@@ -420,7 +425,7 @@ pub fn split_first(bytes: &[u8]) -> Result<(&[u8], &[u8])> {
 }
 
 /// Reads a filter written by a [`Writer`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Reader<'a> {
     all: &'a [u8],
     body: &'a [u8],
@@ -825,6 +830,56 @@ mod tests {
                 .contains("parquet-xxh64 on a classic filter"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn unverified_opening_skips_only_the_checksum() {
+        let bytes = sample();
+        // A payload bit flipped: only the checksum shows it.
+        let mut bad = bytes.clone();
+        bad[HEADER_LEN + 30] ^= 1;
+        assert!(matches!(
+            Reader::open(&bad),
+            Err(Error::ChecksumMismatch { .. })
+        ));
+        let mut r = Reader::open_unverified(&bad).unwrap();
+        assert_eq!(r.u64("bits").unwrap(), 1000);
+        assert!(verify_checksum(&bad).is_err() && verify_checksum(&bytes).is_ok());
+        // Everything else is refused as by `open`.
+        for len in 0..bytes.len() {
+            assert_eq!(
+                Reader::open_unverified(&bytes[..len]).unwrap_err(),
+                Reader::open(&bytes[..len]).unwrap_err()
+            );
+        }
+        let mut magic = bytes.clone();
+        magic[0] = b'X';
+        assert!(matches!(
+            Reader::open_unverified(&magic),
+            Err(Error::BadMagic { .. })
+        ));
+        assert!(matches!(
+            Reader::open_variant_unverified(&bytes, tag::CUCKOO),
+            Err(Error::WrongVariant { .. })
+        ));
+        // The borrowed payload words are the words written.
+        let mut r = Reader::open_unverified(&bytes).unwrap();
+        r.u64("bits").unwrap();
+        r.u32("hashes").unwrap();
+        r.f64("fp").unwrap();
+        assert!(r.clone().le_words(4, "payload").is_err());
+        let words = r.le_words(3, "payload").unwrap();
+        assert_eq!(words.iter().collect::<Vec<_>>(), [1, 2, u64::MAX]);
+        assert_eq!(r.bytes(), &bytes[..]);
+        r.finish().unwrap();
+        // Walking filters saved one after another.
+        let two = [bytes.clone(), bytes.clone()].concat();
+        let (first, rest) = split_first(&two).unwrap();
+        assert_eq!((first, rest), (&bytes[..], &bytes[..]));
+        assert!(matches!(
+            split_first(&two[..bytes.len() - 1]),
+            Err(Error::Truncated { .. })
+        ));
     }
 
     #[test]
