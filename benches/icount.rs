@@ -18,8 +18,10 @@
 //! key-free modes `read-array` and `split-sip-digest` run over digests
 //! computed before the count (subtract `digest-none`). Insert
 //! modes fill an empty atomic filter with 10⁵ keys; subtract `insert-none`
-//! and divide by 10⁵. `cargo bench -p approxset-benches --bench icount`
-//! alone lists the modes.
+//! and divide by 10⁵. The view modes (`classic-owned`, `classic-view`, …)
+//! look up the non-members in each flat filter and in a view of its saved
+//! bytes; subtract `view-none` and divide by 10⁶. `cargo bench -p
+//! approxset-benches --bench icount` alone lists the modes.
 
 #[allow(dead_code)] // the keys and builders only
 mod common;
@@ -28,7 +30,8 @@ use std::hash::Hash;
 use std::hint::black_box;
 
 use approxset::{
-    AtomicBloomFilter, BlockedBloomFilter, BloomFilter, HashFunction, Key, SplitBlockBloomFilter,
+    AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter,
+    HashFunction, Key, SplitBlockBloomFilter,
 };
 
 const N: usize = 100_000;
@@ -74,6 +77,22 @@ const KEY_FREE: &[&str] = &[
     "xorf16-u64",
 ];
 const INSERTS: &[&str] = &["insert-none", "atomic-insert", "fastbloom-atomic-insert"];
+/// Non-member lookups of each flat variant, owned and through a view of its
+/// saved bytes (one byte past an 8-byte boundary), in a function of their
+/// own ([`view_lookups`]); subtract `view-none`.
+const VIEWS: &[&str] = &[
+    "view-none",
+    "classic-owned",
+    "classic-view",
+    "blocked-owned",
+    "blocked-view",
+    "split-owned",
+    "split-view",
+    "counting-owned",
+    "counting-view",
+    "cuckoo-owned",
+    "cuckoo-view",
+];
 
 /// Every lookup mode's name.
 fn lookup_modes() -> Vec<String> {
@@ -187,6 +206,67 @@ fn lookups<K: Key + Hash>(op: usize, hit: bool, members: &[K], others: &[K]) {
     }
 }
 
+/// `bytes` copied to start one byte past an 8-byte boundary.
+fn unaligned(bytes: &[u8]) -> (Vec<u8>, usize) {
+    let mut buf = vec![0u8; bytes.len() + 16];
+    let at = (buf.as_ptr() as usize).wrapping_neg() % 8 + 1;
+    buf[at..at + bytes.len()].copy_from_slice(bytes);
+    (buf, at)
+}
+
+/// The mode `VIEWS[op]` over the non-members `others`.
+fn view_lookups(op: usize, members: &[u64], others: &[u64]) {
+    let mut classic: BloomFilter = common::bloom(N, FP);
+    let mut blocked: BlockedBloomFilter = common::bloom(N, FP);
+    let mut split: SplitBlockBloomFilter = common::bloom(N, FP);
+    let mut counting: CountingBloomFilter = common::bloom(N, FP);
+    let mut cuckoo = CuckooFilter::with_fp_rate(FP)
+        .seed(1)
+        .expected_items(N)
+        .unwrap();
+    for k in members {
+        classic.insert(k).unwrap();
+        blocked.insert(k).unwrap();
+        split.insert(k).unwrap();
+        counting.insert(k).unwrap();
+        cuckoo.insert(k).unwrap();
+    }
+    let saved = [
+        classic.to_bytes().unwrap(),
+        blocked.to_bytes().unwrap(),
+        split.to_bytes().unwrap(),
+        counting.to_bytes().unwrap(),
+        cuckoo.to_bytes().unwrap(),
+    ]
+    .map(|b| unaligned(&b));
+    let bytes = |i: usize| {
+        let (buf, at) = &saved[i];
+        &buf[*at..*at + buf.len() - 16]
+    };
+    let classic_view = BloomFilter::view(bytes(0)).unwrap();
+    let blocked_view = BlockedBloomFilter::view(bytes(1)).unwrap();
+    let split_view = SplitBlockBloomFilter::view(bytes(2)).unwrap();
+    let counting_view = CountingBloomFilter::view(bytes(3)).unwrap();
+    let cuckoo_view = CuckooFilter::view(bytes(4)).unwrap();
+    for _ in 0..ROUNDS {
+        for k in others {
+            match black_box(op) {
+                0 => drop(black_box(k)),
+                1 => drop(black_box(classic.contains(k))),
+                2 => drop(black_box(classic_view.contains(k))),
+                3 => drop(black_box(blocked.contains(k))),
+                4 => drop(black_box(blocked_view.contains(k))),
+                5 => drop(black_box(split.contains(k))),
+                6 => drop(black_box(split_view.contains(k))),
+                7 => drop(black_box(counting.contains(k))),
+                8 => drop(black_box(counting_view.contains(k))),
+                9 => drop(black_box(cuckoo.contains(k))),
+                _ => drop(black_box(cuckoo_view.contains(k))),
+            }
+        }
+    }
+}
+
 fn inserts(mode: usize) {
     let members = keys(1);
     let ours = AtomicBloomFilter::with_fp_rate(FP)
@@ -222,12 +302,15 @@ fn main() {
         digest_lookups(op, &keys(1), &keys(2));
     } else if let Some(mode) = find(INSERTS) {
         inserts(mode);
+    } else if let Some(op) = find(VIEWS) {
+        view_lookups(op, &keys(1), &keys(2));
     } else {
         println!(
-            "icount: give one mode (and `str16` for string keys) to count under cachegrind: {} {} {}",
+            "icount: give one mode (and `str16` for string keys) to count under cachegrind: {} {} {} {}",
             lookup_modes().join(" "),
             KEY_FREE.join(" "),
-            INSERTS.join(" ")
+            INSERTS.join(" "),
+            VIEWS.join(" ")
         );
     }
 }

@@ -25,7 +25,10 @@
 //! - Saving and loading: every filter's `to_bytes` and `write_to`, read back
 //!   without knowing the variant by [`load`] and [`read_from`] (and
 //!   [`load_membership`], [`load_deletable`], [`read_membership_from`],
-//!   [`read_deletable_from`], `…_limited`).
+//!   [`read_deletable_from`], `…_limited`); without copying, [`view`]
+//!   answers from saved bytes where they lie (a memory map, one block of
+//!   a larger file), and each flat filter has its typed view
+//!   ([`BloomFilterView`], [`CuckooFilterView`], …).
 //! - Building blocks, for implementing or tuning filters: [`bloom`] (the
 //!   generic Bloom core behind the Bloom types, its layouts, cells and
 //!   builders), [`cuckoo`] (the cuckoo filter's builder and plan),
@@ -78,6 +81,12 @@ pub use approxset_bloom::{
 pub use approxset_cuckoo::CuckooFilter;
 pub use approxset_fuse::BinaryFuseFilter;
 
+pub use approxset_bloom::{
+    BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,
+    SplitBlockBloomFilterView,
+};
+pub use approxset_cuckoo::CuckooFilterView;
+
 pub use approxset_core::{
     ApproxSet, ApproxSetExt, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable, DeletableExt,
     Membership, MembershipExt, prelude,
@@ -86,7 +95,8 @@ pub use approxset_core::{Error, Hashed, Key, KeySink, Result};
 
 pub use load::{
     load, load_deletable, load_membership, read_deletable_from, read_deletable_from_limited,
-    read_from, read_from_limited, read_membership_from, read_membership_from_limited,
+    read_from, read_from_limited, read_membership_from, read_membership_from_limited, view,
+    view_verified,
 };
 
 pub use approxset_core::{
@@ -102,7 +112,9 @@ pub mod bloom {
     //! [`AtomicBloomFilter`](crate::AtomicBloomFilter) is a [`Bloom`] of a
     //! position [`Layout`] ([`Classic`], [`Partitioned`], [`Blocked`] or
     //! [`SplitBlock`])
-    //! over [`cells`] (bits, 4-bit counters or atomic words), built by the
+    //! over [`cells`] (bits, 4-bit counters or atomic words; for a view
+    //! such as [`BloomFilterView`](crate::BloomFilterView), the bytes of a
+    //! saved filter, read in place), built by the
     //! [`builder`]s; [`ScalableBuilder`] builds the
     //! [`ScalableBloomFilter`](crate::ScalableBloomFilter).
     //!

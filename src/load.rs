@@ -112,6 +112,104 @@ fn open<B: Opened>(bytes: &[u8]) -> Result<B> {
     })
 }
 
+/// A read-only view of a saved filter of any flat variant, answering from
+/// `bytes` where they lie (a `Vec`, a memory map, one block of a larger
+/// file; any alignment) without copying them.
+///
+/// Opening checks the envelope and every parameter and length against
+/// `bytes`, as [`load`] does, in time independent of the filter's size,
+/// but not the checksum, which reads every byte: call
+/// [`verify`](approxset_bloom::Bloom::verify) on the typed view (or
+/// [`view_verified`]) for bytes from elsewhere; a file this process just
+/// wrote needs none. A view of damaged or forged bytes may answer wrongly
+/// but never panics or reads out of bounds. The typed views are
+/// [`BloomFilter::view`], [`CuckooFilter::view`] and the like; the trait
+/// object's [`as_any`](Membership::as_any) is `None` (the view borrows),
+/// and an owned copy is [`load_membership`] of the same bytes (or the
+/// typed view's `into_owned`).
+///
+/// ```
+/// use approxset::Variant;
+/// let mut f = Variant::Blocked.builder().seed(1).build(1000, 0.01)?;
+/// f.insert("alice")?;
+/// let saved = f.to_bytes()?;
+/// let view = approxset::view(&saved)?;
+/// assert!(view.contains("alice"));
+/// assert_eq!(view.variant(), "blocked");
+/// # Ok::<(), approxset::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`load`], except [`Error::ChecksumMismatch`];
+/// [`Error::Unsupported`] for a scalable filter, whose payload is a chain
+/// of stages rather than one flat array, and (not yet) a fuse filter: load
+/// them instead ([`load_membership`]).
+pub fn view(bytes: &[u8]) -> Result<Box<dyn Membership + Send + Sync + '_>> {
+    open_view(bytes, false)
+}
+
+/// [`view`] after checking everything [`load`] checks, the checksum
+/// included (reading every byte once): for bytes from elsewhere.
+///
+/// # Errors
+/// As [`load`], and [`Error::Unsupported`] as [`view`].
+pub fn view_verified(bytes: &[u8]) -> Result<Box<dyn Membership + Send + Sync + '_>> {
+    open_view(bytes, true)
+}
+
+/// The one dispatch on the variant tag behind [`view`] and
+/// [`view_verified`]: adding a flat variant is one arm.
+fn open_view(bytes: &[u8], verified: bool) -> Result<Box<dyn Membership + Send + Sync + '_>> {
+    /// The typed view of `$filter`, verified or not, boxed.
+    macro_rules! view_of {
+        ($filter:ty) => {
+            if verified {
+                Box::new(<$filter>::view_verified(bytes)?)
+            } else {
+                Box::new(<$filter>::view(bytes)?)
+            }
+        };
+    }
+    Ok(match peek_tag(bytes)? {
+        tag::CLASSIC => view_of!(BloomFilter),
+        tag::PARTITIONED => view_of!(PartitionedBloomFilter),
+        tag::COUNTING => view_of!(CountingBloomFilter),
+        tag::CUCKOO => view_of!(CuckooFilter),
+        tag::BLOCKED => view_of!(BlockedBloomFilter),
+        tag::SPLIT_BLOCK => view_of!(SplitBlockBloomFilter),
+        tag::SCALABLE => {
+            // Damage first, as for every other variant.
+            open_envelope(bytes, verified)?;
+            return Err(Error::Unsupported {
+                operation: "view",
+                variant: "scalable",
+            });
+        }
+        tag::FUSE => {
+            // Its cells could be read in place (docs/format.md); not yet.
+            open_envelope(bytes, verified)?;
+            return Err(Error::Unsupported {
+                operation: "view",
+                variant: "fuse",
+            });
+        }
+        _ => {
+            open_envelope(bytes, verified)?;
+            return Err(Error::UnknownVariant { tag: bytes[6] });
+        }
+    })
+}
+
+/// Checks the envelope of `bytes`, with or without the checksum.
+fn open_envelope(bytes: &[u8], verified: bool) -> Result<()> {
+    if verified {
+        Reader::open(bytes)?;
+    } else {
+        Reader::open_unverified(bytes)?;
+    }
+    Ok(())
+}
+
 /// Loads a filter that can delete; see [`load`].
 ///
 /// # Errors

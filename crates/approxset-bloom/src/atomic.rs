@@ -10,7 +10,7 @@ use approxset_core::{ConcurrentApproxSet, Digest, Error, Result, Value};
 use crate::BlockedBloomFilter;
 use crate::bits::BitVec;
 use crate::bloom::Bloom;
-use crate::cells::Cells;
+use crate::cells::{BitsView, Cells, CellsRead};
 use crate::layout::{BATCH_CHUNK, Blocked, Layout};
 
 /// A cache-blocked Bloom filter that threads share: `insert_shared` and
@@ -193,11 +193,46 @@ impl std::fmt::Debug for AtomicBits {
 
 impl crate::cells::sealed::Sealed for AtomicBits {}
 
-impl Cells<Blocked> for AtomicBits {
+impl CellsRead<Blocked> for AtomicBits {
     const NAME: &'static str = Blocked::NAME;
     const TAG: u8 = Blocked::TAG;
     const PER_WORD: u64 = 64;
     const WHAT: &'static str = "bits";
+
+    fn write_words(&self, w: &mut Writer) {
+        for word in self.load_words() {
+            w.u64(word);
+        }
+    }
+    fn cell_count(&self) -> u64 {
+        self.len
+    }
+    fn nonzero(&self) -> u64 {
+        self.load_words().map(|w| u64::from(w.count_ones())).sum()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.words().len() * 8
+    }
+    #[inline]
+    fn is_set(&self, index: u64) -> bool {
+        (self.words()[(index >> 6) as usize].load(Ordering::Relaxed) >> (index & 63)) & 1 == 1
+    }
+    #[inline]
+    fn prefetch(&self, index: u64) {
+        crate::bits::prefetch(&self.words()[(index >> 6) as usize]);
+    }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![("ones", self.nonzero().into())]
+    }
+    fn shared_len(&self) -> usize {
+        self.shared_inserts.sum()
+    }
+}
+
+/// A saved atomic filter is a blocked filter's file: its view is the
+/// blocked filter's.
+impl Cells<Blocked> for AtomicBits {
+    type View<'a> = BitsView<'a>;
 
     fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
         let words = usize::try_from(len.div_ceil(64)).map_err(|_| Error::TooLarge {
@@ -218,23 +253,8 @@ impl Cells<Blocked> for AtomicBits {
         let bits = BitVec::read(r, len, "bits")?;
         AtomicBits::from_words(bits.words().iter().copied(), len)
     }
-    fn write_words(&self, w: &mut Writer) {
-        for word in self.load_words() {
-            w.u64(word);
-        }
-    }
-    fn cell_count(&self) -> u64 {
-        self.len
-    }
-    fn nonzero(&self) -> u64 {
-        self.load_words().map(|w| u64::from(w.count_ones())).sum()
-    }
-    fn memory_bytes(&self) -> usize {
-        self.words().len() * 8
-    }
-    #[inline]
-    fn is_set(&self, index: u64) -> bool {
-        (self.words()[(index >> 6) as usize].load(Ordering::Relaxed) >> (index & 63)) & 1 == 1
+    fn view<'a>(r: &mut Reader<'a>, len: u64) -> Result<BitsView<'a>> {
+        BitsView::read(r, len)
     }
     #[inline]
     fn add(&mut self, index: u64) -> bool {
@@ -244,21 +264,11 @@ impl Cells<Blocked> for AtomicBits {
         *word |= mask;
         was_clear
     }
-    #[inline]
-    fn prefetch(&self, index: u64) {
-        crate::bits::prefetch(&self.words()[(index >> 6) as usize]);
-    }
     fn clear(&mut self) {
         for w in &mut self.buf {
             *w.get_mut() = 0;
         }
         self.shared_inserts.reset();
-    }
-    fn describe(&self) -> Vec<(&'static str, Value)> {
-        vec![("ones", self.nonzero().into())]
-    }
-    fn shared_len(&self) -> usize {
-        self.shared_inserts.sum()
     }
 }
 

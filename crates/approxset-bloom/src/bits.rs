@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use approxset_core::format::Reader;
+use approxset_core::format::{Reader, Words};
 use approxset_core::sizing::check_memory;
 use approxset_core::{Digest, Error, Result};
 
@@ -155,9 +155,7 @@ impl BitVec {
     /// Number of bits set.
     #[inline]
     pub(crate) fn count_ones(&self) -> u64 {
-        *self
-            .ones
-            .get_or_init(|| self.words().iter().map(|w| u64::from(w.count_ones())).sum())
+        *self.ones.get_or_init(|| count_ones(self.words()))
     }
 
     /// Bytes of storage.
@@ -170,7 +168,7 @@ impl BitVec {
     #[inline]
     pub(crate) fn get(&self, index: u64) -> bool {
         debug_assert!(index < self.len);
-        (self.words()[(index >> 6) as usize] >> (index & 63)) & 1 == 1
+        bit(self.words(), index)
     }
 
     /// Sets bit `index`; returns whether it was clear before. `index < len`.
@@ -222,6 +220,20 @@ impl BitVec {
         }
         self.ones = OnceLock::new();
     }
+}
+
+/// Bit `index` of `words` (bit `i` of word `i / 64`): the one bit read of
+/// the filters and their views.
+#[inline(always)]
+pub(crate) fn bit<W: Words + ?Sized>(words: &W, index: u64) -> bool {
+    words.bit(index)
+}
+
+/// The bits set in `words`.
+pub(crate) fn count_ones<W: Words + ?Sized>(words: &W) -> u64 {
+    (0..words.word_count())
+        .map(|i| u64::from(words.word(i).count_ones()))
+        .sum()
 }
 
 /// Asks the processor to start loading the cache line holding `value`, so

@@ -11,7 +11,7 @@ use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, ProbeSchem
 
 use crate::bits::BitVec;
 use crate::builder::{Builder, FpRate, NumBits};
-use crate::cells::{Cells, Combine};
+use crate::cells::{Cells, CellsRead, Combine};
 use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
@@ -24,7 +24,7 @@ use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
 /// It never forgets: once inserted, an item is found until
 /// [`clear`](Self::clear) (or, for the counting filter, until it is
 /// removed as often as it was inserted).
-pub struct Bloom<L: Layout, C: Cells<L> = BitVec> {
+pub struct Bloom<L: Layout, C: CellsRead<L> = BitVec> {
     pub(crate) cells: C,
     pub(crate) hashes: u32,
     pub(crate) scheme: ProbeScheme,
@@ -83,7 +83,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         Builder::num_bits(cells)
     }
 
-    approxset_core::key_methods!(insert);
+    approxset_core::key_methods!(insert_only);
 
     /// Inserts a precomputed digest (see [`HashKey::digest`]); returns
     /// `Ok(true)` when a cell changed (the item was certainly new).
@@ -113,6 +113,53 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         self.len = self.len.saturating_add(1);
         changed
     }
+
+    /// Inserts every digest, in order: the filter is then the one that
+    /// [`insert_digest`](Self::insert_digest) on each would have built.
+    /// The positions of a chunk of keys are prefetched before they are set,
+    /// so their cache misses overlap (`docs/design.md`, "Batched lookups").
+    ///
+    /// ```
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::BloomFilter;
+    ///
+    /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
+    /// let digests: Vec<_> = (0..100u32).map(|i| f.hash_key().digest(&i)).collect();
+    /// f.insert_digests(&digests)?;
+    /// assert!(digests.iter().all(|&d| f.contains_digest(d)));
+    /// assert_eq!(f.len(), 100);
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// None, as [`insert_digest`](Self::insert_digest).
+    pub fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
+        let lines = if L::ONE_LINE { 1 } else { self.hashes as usize };
+        for chunk in digests.chunks(BATCH_CHUNK) {
+            self.prefetch(chunk, lines);
+            for &digest in chunk {
+                self.add_digest(digest);
+            }
+        }
+        Ok(())
+    }
+
+    /// The cell storage, mutably; the caller keeps `len` in step.
+    pub(crate) fn cells_and_len_mut(&mut self) -> (&mut C, &mut usize) {
+        (&mut self.cells, &mut self.len)
+    }
+
+    /// Removes every item, keeping the size and the key.
+    pub fn clear(&mut self) {
+        self.cells.clear();
+        self.len = 0;
+    }
+}
+
+/// Lookups and metadata: everything that reads the cells, for a filter
+/// and a view of a saved one alike.
+impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
+    approxset_core::key_methods!(contains);
 
     /// Whether a precomputed digest may be present.
     #[inline]
@@ -179,36 +226,6 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         }
     }
 
-    /// Inserts every digest, in order: the filter is then the one that
-    /// [`insert_digest`](Self::insert_digest) on each would have built.
-    /// The positions of a chunk of keys are prefetched before they are set,
-    /// so their cache misses overlap (`docs/design.md`, "Batched lookups").
-    ///
-    /// ```
-    /// # extern crate approxset_bloom as approxset;
-    /// use approxset::BloomFilter;
-    ///
-    /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1_000)?;
-    /// let digests: Vec<_> = (0..100u32).map(|i| f.hash_key().digest(&i)).collect();
-    /// f.insert_digests(&digests)?;
-    /// assert!(digests.iter().all(|&d| f.contains_digest(d)));
-    /// assert_eq!(f.len(), 100);
-    /// # Ok::<(), approxset_bloom::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// None, as [`insert_digest`](Self::insert_digest).
-    pub fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
-        let lines = if L::ONE_LINE { 1 } else { self.hashes as usize };
-        for chunk in digests.chunks(BATCH_CHUNK) {
-            self.prefetch(chunk, lines);
-            for &digest in chunk {
-                self.add_digest(digest);
-            }
-        }
-        Ok(())
-    }
-
     /// Asks for the lines of the first `lines` positions of every digest (a
     /// hint, where the target has one), so that they arrive together.
     #[inline]
@@ -229,11 +246,6 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The cell storage.
     pub(crate) fn cells(&self) -> &C {
         &self.cells
-    }
-
-    /// The cell storage, mutably; the caller keeps `len` in step.
-    pub(crate) fn cells_and_len_mut(&mut self) -> (&mut C, &mut usize) {
-        (&mut self.cells, &mut self.len)
     }
 
     /// The number of hash functions `k`.
@@ -298,12 +310,6 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// Bytes of cell storage.
     pub fn memory_bytes(&self) -> usize {
         self.cells.memory_bytes()
-    }
-
-    /// Removes every item, keeping the size and the key.
-    pub fn clear(&mut self) {
-        self.cells.clear();
-        self.len = 0;
     }
 
     /// The parameters by name: the cells (`bits` or `counters`), `hashes`,
@@ -495,7 +501,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     }
 }
 
-impl<L: Layout, C: Cells<L>> Clone for Bloom<L, C> {
+impl<L: Layout, C: CellsRead<L> + Clone> Clone for Bloom<L, C> {
     fn clone(&self) -> Self {
         Bloom {
             cells: self.cells.clone(),
@@ -522,7 +528,7 @@ impl<L: Layout, C: Cells<L>> PartialEq for Bloom<L, C> {
     }
 }
 
-impl<L: Layout, C: Cells<L>> fmt::Debug for Bloom<L, C> {
+impl<L: Layout, C: CellsRead<L>> fmt::Debug for Bloom<L, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Bloom")
             .field("variant", &C::NAME)

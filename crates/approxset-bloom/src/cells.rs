@@ -3,13 +3,14 @@
 //! counter each ([`Counters`], the counting filter). The filter's hashing,
 //! sizing, persistence and bookkeeping are written once over this trait.
 
-use approxset_core::format::{Reader, Writer, tag};
+use approxset_core::format::{Reader, Words, Writer, tag};
 use approxset_core::{Digest, Error, Result, Value};
 
 pub use crate::atomic::AtomicBits;
 pub use crate::bits::BitVec;
 pub use crate::counters::Counters;
 use crate::layout::{Classic, Layout};
+pub use crate::view::{BitsView, CountersView};
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -17,12 +18,16 @@ pub(crate) mod sealed {
 
 impl sealed::Sealed for BitVec {}
 impl sealed::Sealed for Counters {}
+impl sealed::Sealed for BitsView<'_> {}
+impl sealed::Sealed for CountersView<'_> {}
 
-/// Cell storage for a Bloom filter of layout `L`. Sealed: bits for every
-/// layout, counters for the classic layout (the counting filter).
+/// The read side of a Bloom filter's cell storage: what a lookup and the
+/// filter's metadata need. [`Cells`] (owned, mutable storage) extends it;
+/// the views of saved bytes ([`BitsView`], [`CountersView`]) implement it
+/// alone. Sealed.
 ///
 /// The methods are the filter's internals, hidden from the docs.
-pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + 'static {
+pub trait CellsRead<L: Layout>: sealed::Sealed + Send + Sync {
     /// The variant name of a filter with this storage and layout.
     const NAME: &'static str;
     /// The variant tag of the binary format.
@@ -34,12 +39,6 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     #[doc(hidden)]
     const WHAT: &'static str;
 
-    /// `len` empty cells, within `max_bytes`.
-    #[doc(hidden)]
-    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self>;
-    /// `len` cells read from a serialized filter, validated.
-    #[doc(hidden)]
-    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self>;
     /// Appends the storage words to a serialized filter.
     #[doc(hidden)]
     fn write_words(&self, w: &mut Writer);
@@ -55,9 +54,6 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     /// Whether cell `index` is set.
     #[doc(hidden)]
     fn is_set(&self, index: u64) -> bool;
-    /// Records an item at cell `index`; `true` when the cell was empty.
-    #[doc(hidden)]
-    fn add(&mut self, index: u64) -> bool;
     /// Hints that cell `index` will be read soon (a batched lookup's first
     /// pass); nothing by default.
     #[doc(hidden)]
@@ -80,6 +76,40 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     fn block_contains_all(&self, _digests: &[Digest], _out: &mut Vec<bool>) -> bool {
         false
     }
+    /// The storage's own counts, by name, for `parameters`.
+    #[doc(hidden)]
+    fn describe(&self) -> Vec<(&'static str, Value)>;
+    /// Inserts made through `&self` (atomic storage), not yet in the
+    /// filter's `len` field.
+    #[doc(hidden)]
+    fn shared_len(&self) -> usize {
+        0
+    }
+}
+
+/// Owned cell storage for a Bloom filter of layout `L`. Sealed: bits for
+/// every layout, counters for the classic layout (the counting filter),
+/// atomic words for the blocked layout.
+///
+/// The methods are the filter's internals, hidden from the docs.
+pub trait Cells<L: Layout>: CellsRead<L> + Clone + PartialEq + 'static {
+    /// The storage of a view of a saved filter with these cells: the same
+    /// lookups, over the saved bytes where they lie.
+    type View<'a>: ViewCells<'a, L>;
+
+    /// `len` empty cells, within `max_bytes`.
+    #[doc(hidden)]
+    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self>;
+    /// `len` cells read from a serialized filter, validated.
+    #[doc(hidden)]
+    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self>;
+    /// `len` cells of a serialized filter borrowed where they lie, checked
+    /// as [`read`](Self::read) checks them in time independent of `len`.
+    #[doc(hidden)]
+    fn view<'a>(r: &mut Reader<'a>, len: u64) -> Result<Self::View<'a>>;
+    /// Records an item at cell `index`; `true` when the cell was empty.
+    #[doc(hidden)]
+    fn add(&mut self, index: u64) -> bool;
     /// Records `digest` (whether a cell changed), when the layout sets a
     /// key's block at once on these cells ([`Layout::block_insert`]);
     /// `None`, with nothing done: set the positions one by one.
@@ -91,15 +121,6 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     /// Empties every cell.
     #[doc(hidden)]
     fn clear(&mut self);
-    /// The storage's own counts, by name, for `parameters`.
-    #[doc(hidden)]
-    fn describe(&self) -> Vec<(&'static str, Value)>;
-    /// Inserts made through `&self` (atomic storage), not yet in the
-    /// filter's `len` field.
-    #[doc(hidden)]
-    fn shared_len(&self) -> usize {
-        0
-    }
     /// Whether two filters of this storage combine cell by cell
     /// ([`combine`](Self::combine)): bits do; counters and atomic words do
     /// not (yet).
@@ -112,6 +133,18 @@ pub trait Cells<L: Layout>: sealed::Sealed + Clone + PartialEq + Send + Sync + '
     fn combine(&mut self, _other: &Self, _op: Combine) {}
 }
 
+/// The cell storage of a view: saved cells borrowed from the bytes of a
+/// whole serialized filter, which it keeps for
+/// [`verify`](crate::Bloom::verify) and
+/// [`into_owned`](crate::Bloom::into_owned). Sealed.
+pub trait ViewCells<'a, L: Layout>: CellsRead<L> + Clone {
+    /// The owned storage a copy of the view has.
+    type Owned: Cells<L>;
+    /// The whole serialized filter the cells are part of.
+    #[doc(hidden)]
+    fn file(&self) -> &'a [u8];
+}
+
 /// How [`Cells::combine`] merges two filters' cells.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,18 +155,12 @@ pub enum Combine {
     Intersection,
 }
 
-impl<L: Layout> Cells<L> for BitVec {
+impl<L: Layout> CellsRead<L> for BitVec {
     const NAME: &'static str = L::NAME;
     const TAG: u8 = L::TAG;
     const PER_WORD: u64 = 64;
     const WHAT: &'static str = "bits";
 
-    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
-        BitVec::zeros(len, max_bytes)
-    }
-    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
-        BitVec::read(r, len, "bits")
-    }
     fn write_words(&self, w: &mut Writer) {
         w.words(self.words());
     }
@@ -151,10 +178,6 @@ impl<L: Layout> Cells<L> for BitVec {
         self.get(index)
     }
     #[inline]
-    fn add(&mut self, index: u64) -> bool {
-        self.set(index)
-    }
-    #[inline]
     fn prefetch(&self, index: u64) {
         crate::bits::prefetch(&self.words()[(index >> 6) as usize]);
     }
@@ -166,15 +189,33 @@ impl<L: Layout> Cells<L> for BitVec {
     fn block_contains_all(&self, digests: &[Digest], out: &mut Vec<bool>) -> bool {
         L::block_contains_all(self.words(), digests, out)
     }
+    fn describe(&self) -> Vec<(&'static str, Value)> {
+        vec![("ones", self.count_ones().into())]
+    }
+}
+
+impl<L: Layout> Cells<L> for BitVec {
+    type View<'a> = BitsView<'a>;
+
+    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
+        BitVec::zeros(len, max_bytes)
+    }
+    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
+        BitVec::read(r, len, "bits")
+    }
+    fn view<'a>(r: &mut Reader<'a>, len: u64) -> Result<BitsView<'a>> {
+        BitsView::read(r, len)
+    }
+    #[inline]
+    fn add(&mut self, index: u64) -> bool {
+        self.set(index)
+    }
     #[inline(always)]
     fn block_insert(&mut self, digest: Digest) -> Option<bool> {
         self.insert_block::<L>(digest)
     }
     fn clear(&mut self) {
         BitVec::clear(self)
-    }
-    fn describe(&self) -> Vec<(&'static str, Value)> {
-        vec![("ones", self.count_ones().into())]
     }
     const COMBINES: bool = true;
     fn combine(&mut self, other: &Self, op: Combine) {
@@ -185,18 +226,12 @@ impl<L: Layout> Cells<L> for BitVec {
     }
 }
 
-impl Cells<Classic> for Counters {
+impl CellsRead<Classic> for Counters {
     const NAME: &'static str = "counting";
     const TAG: u8 = tag::COUNTING;
     const PER_WORD: u64 = 16;
     const WHAT: &'static str = "counters";
 
-    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
-        Counters::zeros(len, max_bytes)
-    }
-    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
-        Counters::from_words(r.words(len.div_ceil(16), "counters")?, len)
-    }
     fn write_words(&self, w: &mut Writer) {
         w.words(self.words());
     }
@@ -213,13 +248,6 @@ impl Cells<Classic> for Counters {
     fn is_set(&self, index: u64) -> bool {
         self.get(index) != 0
     }
-    #[inline]
-    fn add(&mut self, index: u64) -> bool {
-        self.increment(index) == 0
-    }
-    fn clear(&mut self) {
-        Counters::clear(self)
-    }
     fn describe(&self) -> Vec<(&'static str, Value)> {
         vec![
             ("nonzero", self.nonzero().into()),
@@ -228,20 +256,48 @@ impl Cells<Classic> for Counters {
     }
 }
 
+impl Cells<Classic> for Counters {
+    type View<'a> = CountersView<'a>;
+
+    fn zeros(len: u64, max_bytes: Option<usize>) -> Result<Self> {
+        Counters::zeros(len, max_bytes)
+    }
+    fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
+        Counters::from_words(r.words(len.div_ceil(16), "counters")?, len)
+    }
+    fn view<'a>(r: &mut Reader<'a>, len: u64) -> Result<CountersView<'a>> {
+        CountersView::read(r, len)
+    }
+    #[inline]
+    fn add(&mut self, index: u64) -> bool {
+        self.increment(index) == 0
+    }
+    fn clear(&mut self) {
+        Counters::clear(self)
+    }
+}
+
 /// Checks serialized cell words: exactly ⌈len/per_word⌉ of them, holding
 /// `per_word` equal-width cells each, with the cells past `len` clear;
-/// `what` names the cells ("bits", "counters") in the error.
-pub(crate) fn check_words(words: &[u64], len: u64, per_word: u64, what: &str) -> Result<()> {
-    if words.len() as u64 != len.div_ceil(per_word) {
+/// `what` names the cells ("bits", "counters") in the error. It reads one
+/// word, so a view makes it too.
+pub(crate) fn check_words<W: Words + ?Sized>(
+    words: &W,
+    len: u64,
+    per_word: u64,
+    what: &str,
+) -> Result<()> {
+    let count = words.word_count();
+    if count as u64 != len.div_ceil(per_word) {
         return Err(Error::corrupt(format!(
             "{} {what} need {} words, the payload has {}",
             len,
             len.div_ceil(per_word),
-            words.len()
+            count
         )));
     }
     if len % per_word != 0 {
-        let last = words[words.len() - 1];
+        let last = words.word(count - 1);
         if last >> ((len % per_word) * (64 / per_word)) != 0 {
             return Err(Error::corrupt(format!(
                 "{what} set past the end of the filter"

@@ -2,12 +2,39 @@
 //! sixteen to a `u64`, saturating (sticky) at 15.
 
 use approxset_core::Result;
+use approxset_core::format::Words;
 use approxset_core::sizing::zeroed_words;
 
 use crate::cells::check_words;
 
 /// The value at which a counter sticks.
 pub(crate) const SATURATED: u8 = 15;
+
+/// The word and the shift of counter `index`.
+#[inline(always)]
+fn locate(index: u64) -> (usize, u32) {
+    ((index >> 4) as usize, ((index & 15) * 4) as u32)
+}
+
+/// Counter `index` of `words`: the one counter read of the counting filter
+/// and its view.
+#[inline(always)]
+pub(crate) fn counter<W: Words + ?Sized>(words: &W, index: u64) -> u8 {
+    words.nibble(index)
+}
+
+/// The counters of `words` above zero, and those saturated.
+pub(crate) fn count_nibbles<W: Words + ?Sized>(words: &W) -> (u64, u64) {
+    let (mut nonzero, mut saturated) = (0, 0);
+    for w in (0..words.word_count()).map(|i| words.word(i)) {
+        // Per nibble: any bit set → non-zero; all four set → saturated.
+        let any = (w | w >> 1 | w >> 2 | w >> 3) & 0x1111_1111_1111_1111;
+        let all = (w & w >> 1 & w >> 2 & w >> 3) & 0x1111_1111_1111_1111;
+        nonzero += u64::from(any.count_ones());
+        saturated += u64::from(all.count_ones());
+    }
+    (nonzero, saturated)
+}
 
 /// `len` 4-bit counters in `u64` words, with running counts of non-zero and
 /// saturated counters.
@@ -46,15 +73,7 @@ impl Counters {
     /// nibbles past `len` zero.
     pub(crate) fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
         check_words(&words, len, 16, "counters")?;
-        let mut nonzero = 0;
-        let mut saturated = 0;
-        for &w in &words {
-            // Per nibble: any bit set → non-zero; all four set → saturated.
-            let any = (w | w >> 1 | w >> 2 | w >> 3) & 0x1111_1111_1111_1111;
-            let all = (w & w >> 1 & w >> 2 & w >> 3) & 0x1111_1111_1111_1111;
-            nonzero += u64::from(any.count_ones());
-            saturated += u64::from(all.count_ones());
-        }
+        let (nonzero, saturated) = count_nibbles(&words);
         Ok(Counters {
             words,
             len,
@@ -66,11 +85,6 @@ impl Counters {
     /// The storage words.
     pub(crate) fn words(&self) -> &[u64] {
         &self.words
-    }
-
-    #[inline]
-    fn locate(index: u64) -> (usize, u32) {
-        ((index >> 4) as usize, ((index & 15) * 4) as u32)
     }
 
     /// Number of counters.
@@ -98,8 +112,7 @@ impl Counters {
     #[inline]
     pub(crate) fn get(&self, index: u64) -> u8 {
         debug_assert!(index < self.len);
-        let (word, shift) = Self::locate(index);
-        ((self.words[word] >> shift) & 0xF) as u8
+        counter(&self.words, index)
     }
 
     /// Adds one to counter `index` unless it is saturated; returns the value
@@ -107,7 +120,7 @@ impl Counters {
     #[inline]
     pub(crate) fn increment(&mut self, index: u64) -> u8 {
         debug_assert!(index < self.len);
-        let (word, shift) = Self::locate(index);
+        let (word, shift) = locate(index);
         let old = ((self.words[word] >> shift) & 0xF) as u8;
         if old < SATURATED {
             self.words[word] += 1 << shift;
@@ -122,7 +135,7 @@ impl Counters {
     #[inline]
     pub(crate) fn decrement(&mut self, index: u64) {
         debug_assert!(index < self.len);
-        let (word, shift) = Self::locate(index);
+        let (word, shift) = locate(index);
         let old = ((self.words[word] >> shift) & 0xF) as u8;
         if old != 0 && old != SATURATED {
             self.words[word] -= 1 << shift;

@@ -5,6 +5,7 @@
 
 use std::fmt::Debug;
 
+use approxset_core::format::Words;
 use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce};
 use approxset_core::sizing::{self, BloomParams};
 use approxset_core::{Error, Result};
@@ -56,6 +57,13 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     #[doc(hidden)]
     const ONE_LINE: bool = false;
 
+    /// Bytes of the block that holds all of a key's positions (a cache
+    /// line for the blocked layout), 0 for a layout that spreads them: a
+    /// view, whose blocks may straddle two lines where the bytes lie,
+    /// prefetches both ends of a block.
+    #[doc(hidden)]
+    const BLOCK_BYTES: usize = 0;
+
     /// The oldest format version that has the layout's tag.
     #[doc(hidden)]
     const FORMAT_VERSION: u16 = 1;
@@ -85,11 +93,11 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     const BLOCK_TEST: bool = false;
 
     /// Whether `digest` may be in the bits `words` (of a filter of this
-    /// layout), for a layout that tests a block at once; `None`: test the
+    /// layout, owned or a view's), for a layout that tests a block at once; `None`: test the
     /// positions one by one.
     #[doc(hidden)]
     #[inline(always)]
-    fn block_contains(_words: &[u64], _digest: Digest) -> Option<bool> {
+    fn block_contains<W: Words + ?Sized>(_words: &W, _digest: Digest) -> Option<bool> {
         None
     }
 
@@ -98,7 +106,11 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     /// appended): look them up one by one.
     #[doc(hidden)]
     #[inline(always)]
-    fn block_contains_all(_words: &[u64], _digests: &[Digest], _out: &mut Vec<bool>) -> bool {
+    fn block_contains_all<W: Words + ?Sized>(
+        _words: &W,
+        _digests: &[Digest],
+        _out: &mut Vec<bool>,
+    ) -> bool {
         false
     }
 
@@ -227,6 +239,7 @@ impl Layout for Blocked {
     const NAME: &'static str = "blocked";
     const TAG: u8 = approxset_core::format::tag::BLOCKED;
     const ONE_LINE: bool = true;
+    const BLOCK_BYTES: usize = (sizing::BLOCK_BITS / 8) as usize;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::blocked_params(items, fp_rate)
@@ -280,6 +293,7 @@ impl Layout for SplitBlock {
     const NAME: &'static str = "split-block";
     const TAG: u8 = approxset_core::format::tag::SPLIT_BLOCK;
     const ONE_LINE: bool = true;
+    const BLOCK_BYTES: usize = (sizing::SPLIT_BLOCK_BITS / 8) as usize;
     const BLOCK_TEST: bool = true;
     const FORMAT_VERSION: u16 = 2;
 
@@ -337,12 +351,16 @@ impl Layout for SplitBlock {
     }
 
     #[inline(always)]
-    fn block_contains(words: &[u64], digest: Digest) -> Option<bool> {
+    fn block_contains<W: Words + ?Sized>(words: &W, digest: Digest) -> Option<bool> {
         Some(split_block::contains(words, digest))
     }
 
     #[inline(always)]
-    fn block_contains_all(words: &[u64], digests: &[Digest], out: &mut Vec<bool>) -> bool {
+    fn block_contains_all<W: Words + ?Sized>(
+        words: &W,
+        digests: &[Digest],
+        out: &mut Vec<bool>,
+    ) -> bool {
         split_block::contains_all(words, digests, out);
         true
     }

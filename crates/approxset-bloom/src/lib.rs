@@ -60,6 +60,7 @@ mod scalable;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod split_block;
+mod view;
 
 pub use approxset_core::{Error, Result};
 pub use atomic::AtomicBloomFilter;
@@ -74,3 +75,7 @@ pub use scalable::{
     ScalableBloomFilter, ScalableBuilder,
 };
 pub use split_block::SplitBlockBloomFilter;
+pub use view::{
+    BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,
+    SplitBlockBloomFilterView,
+};

@@ -9,7 +9,7 @@ use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::sizing::{self, MAX_BITS, MAX_HASHES};
 use approxset_core::{Error, HashKey, ProbeScheme, Result};
 
-use crate::cells::Cells;
+use crate::cells::{Cells, CellsRead};
 use crate::layout::Layout;
 use crate::partitioned::PartitionedBloomFilter;
 use crate::{Bloom, ScalableBloomFilter};
@@ -85,10 +85,12 @@ impl CellParams {
     }
 }
 
-/// Persistence in the binary format of `approxset_core::format`.
-impl<L: Layout, C: Cells<L>> Bloom<L, C> {
+/// Persistence in the binary format of `approxset_core::format`, for a
+/// filter and a view of a saved one alike.
+impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
     /// The filter in the versioned binary format (see `docs/format.md`):
-    /// the same bytes on every platform.
+    /// the same bytes on every platform (a view gives the bytes it views,
+    /// with their checksum recomputed).
     ///
     /// # Errors
     /// None: every filter of the crate serializes. The `Result` is the
@@ -98,24 +100,6 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         self.write_body(&mut w);
         Ok(w.finish())
     }
-
-    /// A filter from bytes written by [`to_bytes`](Self::to_bytes). Every
-    /// invariant is checked, so a loaded filter cannot panic later, and
-    /// nothing larger than the input is allocated.
-    ///
-    /// # Errors
-    /// The envelope errors (`Truncated`, `TrailingBytes`, `BadMagic`,
-    /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`,
-    /// `WrongVariant`) and [`Error::Corrupt`] for inconsistent parameters.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::open_variant(bytes, C::TAG)?;
-        let key = r.key();
-        let filter = Self::read_body(&mut r, key)?;
-        r.finish()?;
-        Ok(filter)
-    }
-
-    approxset_core::stream_methods!();
 
     pub(crate) fn write_body(&self, w: &mut Writer) {
         w.require_version(L::FORMAT_VERSION);
@@ -131,7 +115,10 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
         self.cells.write_words(w);
     }
 
-    pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
+    /// Reads and validates the parameters of a body of this layout and
+    /// storage: every check but those of the cells themselves, the one
+    /// home of the checks for a loaded filter and a view.
+    fn read_params(r: &mut Reader<'_>) -> Result<CellParams> {
         if r.version() < L::FORMAT_VERSION {
             return Err(Error::corrupt(format!(
                 "a {} filter in a version-{} file: the variant is new in version {}",
@@ -162,8 +149,13 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
                 L::NAME
             )));
         }
-        Ok(Bloom {
-            cells: C::read(r, p.cells)?,
+        Ok(p)
+    }
+
+    /// A body from its checked parameters and cells.
+    fn from_parts(p: CellParams, cells: C, key: HashKey) -> Self {
+        Bloom {
+            cells,
             hashes: p.hashes,
             scheme: p.scheme,
             key,
@@ -171,7 +163,78 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
             capacity: p.capacity,
             fp_rate: p.fp_rate,
             layout: PhantomData,
-        })
+        }
+    }
+}
+
+/// Loading and viewing in the binary format of `approxset_core::format`.
+impl<L: Layout, C: Cells<L>> Bloom<L, C> {
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes). Every
+    /// invariant is checked, so a loaded filter cannot panic later, and
+    /// nothing larger than the input is allocated.
+    ///
+    /// # Errors
+    /// The envelope errors (`Truncated`, `TrailingBytes`, `BadMagic`,
+    /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`,
+    /// `WrongVariant`) and [`Error::Corrupt`] for inconsistent parameters.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::parse(Reader::open_variant(bytes, C::TAG)?)
+    }
+
+    /// The filter an opened reader holds, to its end.
+    pub(crate) fn parse(mut r: Reader<'_>) -> Result<Self> {
+        let key = r.key();
+        let filter = Self::read_body(&mut r, key)?;
+        r.finish()?;
+        Ok(filter)
+    }
+
+    /// A read-only view of bytes written by [`to_bytes`](Self::to_bytes),
+    /// answering from them where they lie (no copy, any alignment): every
+    /// check of [`from_bytes`](Self::from_bytes) but the checksum, in time
+    /// independent of the filter's size. Check the checksum with
+    /// [`verify`](Bloom::verify) (or open with
+    /// [`view_verified`](Self::view_verified)) for bytes from elsewhere.
+    ///
+    /// ```
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::BloomFilter;
+    /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1000)?;
+    /// f.insert("alice")?;
+    /// let bytes = f.to_bytes()?;
+    /// let view = BloomFilter::view(&bytes)?;
+    /// assert!(view.contains("alice"));
+    /// assert_eq!(view.into_owned()?, f);
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes), except
+    /// [`Error::ChecksumMismatch`].
+    pub fn view(bytes: &[u8]) -> Result<Bloom<L, C::View<'_>>> {
+        let mut r = Reader::open_variant_unverified(bytes, C::TAG)?;
+        let key = r.key();
+        let p = Bloom::<L, C::View<'_>>::read_params(&mut r)?;
+        let cells = C::view(&mut r, p.cells)?;
+        r.finish()?;
+        Ok(Bloom::from_parts(p, cells, key))
+    }
+
+    /// [`view`](Self::view), after checking the checksum (which reads every
+    /// byte once): for bytes from elsewhere.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes).
+    pub fn view_verified(bytes: &[u8]) -> Result<Bloom<L, C::View<'_>>> {
+        Reader::open_variant(bytes, C::TAG)?;
+        Self::view(bytes)
+    }
+
+    approxset_core::stream_methods!();
+
+    pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
+        let p = Self::read_params(r)?;
+        Ok(Self::from_parts(p, C::read(r, p.cells)?, key))
     }
 }
 

@@ -19,6 +19,7 @@
 
 use std::marker::PhantomData;
 
+use approxset_core::format::Words;
 use approxset_core::sizing::{self, SPLIT_BLOCK_BITS, SPLIT_BLOCK_HASHES};
 use approxset_core::{Digest, Error, HashFunction, HashKey, Result};
 
@@ -228,19 +229,20 @@ trait BlockOp {
     fn apply(self) -> Self::Out;
 }
 
-/// Whether every mask bit of a key is set in its block.
-struct Lookup<'a> {
-    block: &'a [u64; BLOCK_WORDS],
+/// Whether every mask bit of a key is set in its block (read from the
+/// filter's words or a view's bytes: one 32-byte load either way).
+struct Lookup {
+    block: [u64; BLOCK_WORDS],
     hash: u64,
 }
 
-impl BlockOp for Lookup<'_> {
+impl BlockOp for Lookup {
     type Out = bool;
     #[inline(always)]
     fn apply(self) -> bool {
         let masks = masks(self.hash);
         // One OR of what is missing, one comparison: no branch per word.
-        let missing = lanes(self.block)
+        let missing = lanes(&self.block)
             .iter()
             .zip(masks)
             .fold(0, |missing, (word, mask)| missing | (mask & !word));
@@ -251,13 +253,13 @@ impl BlockOp for Lookup<'_> {
 /// Appends to `out` whether each digest may be in the filter whose bits
 /// are `words`: the whole loop is one operation, so on the AVX2 build the
 /// lookup is inlined into it and the build is chosen once per batch.
-struct Lookups<'a> {
-    words: &'a [u64],
+struct Lookups<'a, W: Words + ?Sized> {
+    words: &'a W,
     digests: &'a [Digest],
     out: &'a mut Vec<bool>,
 }
 
-impl BlockOp for Lookups<'_> {
+impl<W: Words + ?Sized> BlockOp for Lookups<'_, W> {
     type Out = ();
     #[inline(always)]
     fn apply(self) {
@@ -388,29 +390,27 @@ fn run<O: BlockOp>(op: O, _avx2: bool) -> O::Out {
 /// The index of the first word of `hash`'s block in `words` (whole
 /// blocks).
 #[inline(always)]
-fn block_start(words: &[u64], hash: u64) -> usize {
-    let blocks = (words.len() / BLOCK_WORDS) as u64;
+fn block_start<W: Words + ?Sized>(words: &W, hash: u64) -> usize {
+    let blocks = (words.word_count() / BLOCK_WORDS) as u64;
     block_index(hash, blocks) as usize * BLOCK_WORDS
 }
 
-/// The block of `hash` in `words` (whole blocks).
+/// The block of `hash` in `words` (whole blocks), by value: one 32-byte
+/// load from a filter's words or (little-endian) from a view's bytes.
 #[inline(always)]
-fn block(words: &[u64], hash: u64) -> &[u64; BLOCK_WORDS] {
-    let at = block_start(words, hash);
-    words[at..at + BLOCK_WORDS]
-        .try_into()
-        .expect("a whole block")
+fn block<W: Words + ?Sized>(words: &W, hash: u64) -> [u64; BLOCK_WORDS] {
+    words.block(block_start(words, hash))
 }
 
 /// Whether `digest` may be in the filter whose bits are `words`.
 #[inline]
-pub(crate) fn contains(words: &[u64], digest: Digest) -> bool {
+pub(crate) fn contains<W: Words + ?Sized>(words: &W, digest: Digest) -> bool {
     contains_on(words, digest, true)
 }
 
 /// [`contains`], on the AVX2 build when `avx2` and the processor has it.
 #[inline]
-fn contains_on(words: &[u64], digest: Digest, avx2: bool) -> bool {
+fn contains_on<W: Words + ?Sized>(words: &W, digest: Digest, avx2: bool) -> bool {
     let hash = digest.h1();
     run(
         Lookup {
@@ -424,13 +424,18 @@ fn contains_on(words: &[u64], digest: Digest, avx2: bool) -> bool {
 /// Appends to `out` whether each of `digests` may be in the filter whose
 /// bits are `words`, in order.
 #[inline]
-pub(crate) fn contains_all(words: &[u64], digests: &[Digest], out: &mut Vec<bool>) {
+pub(crate) fn contains_all<W: Words + ?Sized>(words: &W, digests: &[Digest], out: &mut Vec<bool>) {
     contains_all_on(words, digests, out, true)
 }
 
 /// [`contains_all`], on the AVX2 build when `avx2` and the processor has it.
 #[inline]
-fn contains_all_on(words: &[u64], digests: &[Digest], out: &mut Vec<bool>, avx2: bool) {
+fn contains_all_on<W: Words + ?Sized>(
+    words: &W,
+    digests: &[Digest],
+    out: &mut Vec<bool>,
+    avx2: bool,
+) {
     run(
         Lookups {
             words,
@@ -451,7 +456,7 @@ pub(crate) fn insert(words: &mut [u64], digest: Digest) -> u32 {
 #[inline]
 fn insert_on(words: &mut [u64], digest: Digest, avx2: bool) -> u32 {
     let hash = digest.h1();
-    let at = block_start(words, hash);
+    let at = block_start(&*words, hash);
     let block = (&mut words[at..at + BLOCK_WORDS])
         .try_into()
         .expect("a whole block");

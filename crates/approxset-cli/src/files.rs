@@ -21,7 +21,10 @@
 //! file (`rewrite`), so no writer loses another's update; `build` takes it
 //! only for the rename. A writer waits for the lock, it does not fail.
 //! Readers (`query`, `info`) take no lock: the rename is atomic, so they
-//! see the old file or the new one, never a mix.
+//! see the old file or the new one, never a mix. They open a regular file
+//! through a read-only memory map ([`map_filter`]) and answer from it in
+//! place; a rename leaves the mapped file intact, so a reader that opened
+//! the old file keeps answering from it.
 //!
 //! Temporary files, `.NAME.PID.N.tmp` next to `NAME`, are registered while
 //! they exist and removed on every error path, on unwinding, and (on Unix)
@@ -156,10 +159,30 @@ pub(crate) fn read_input(path: &Path, what: &str) -> Result<Vec<u8>, CliError> {
 /// A failure naming the file when it cannot be read or is not a filter, or
 /// (not a regular file) announces more than `limit`.
 pub(crate) fn read_filter(path: &Path, limit: StreamLimit) -> Result<Vec<u8>, CliError> {
-    let cannot_read =
-        |e: &io::Error| CliError::io(format_args!("cannot read '{}'", path.display()), e);
-    let file = File::open(path).map_err(|e| cannot_read(&e))?;
-    let meta = file.metadata().map_err(|e| cannot_read(&e))?;
+    let (file, meta) = open_filter_file(path)?;
+    read_opened(path, &file, &meta, limit)
+}
+
+/// The error of a filter file `path` that cannot be read.
+fn cannot_read(path: &Path, e: &io::Error) -> CliError {
+    CliError::io(format_args!("cannot read '{}'", path.display()), e)
+}
+
+/// `path` opened for reading, with its metadata.
+fn open_filter_file(path: &Path) -> Result<(File, fs::Metadata), CliError> {
+    let file = File::open(path).map_err(|e| cannot_read(path, &e))?;
+    let meta = file.metadata().map_err(|e| cannot_read(path, &e))?;
+    Ok((file, meta))
+}
+
+/// [`read_filter`] of the opened `file` (with its metadata `meta`).
+fn read_opened(
+    path: &Path,
+    file: &File,
+    meta: &fs::Metadata,
+    limit: StreamLimit,
+) -> Result<Vec<u8>, CliError> {
+    let cannot_read = |e: &io::Error| cannot_read(path, e);
     if meta.is_dir() {
         return Err(cannot_read(&io::Error::new(
             io::ErrorKind::IsADirectory,
@@ -168,7 +191,7 @@ pub(crate) fn read_filter(path: &Path, limit: StreamLimit) -> Result<Vec<u8>, Cl
     }
     let regular = meta.is_file();
     let max = if regular { meta.len() } else { limit.bytes };
-    match approxset::format::read_all_limited(&file, max) {
+    match approxset::format::read_all_limited(file, max) {
         Ok(bytes) if regular && (bytes.len() as u64) < meta.len() => Err(load_error(
             path,
             &approxset::Error::TrailingBytes {
@@ -204,30 +227,123 @@ pub(crate) fn load_error(path: &Path, error: &approxset::Error) -> CliError {
     CliError::failure(format!("cannot load '{}': {error}", path.display()))
 }
 
-/// Reads and loads the saved filter `path` (any variant, static ones
-/// included) read-only; see [`read_filter`] for `limit`.
+/// Reads and loads the saved filter `path`, of a variant that takes
+/// inserts (for `merge`); see [`read_filter`] for `limit`.
 ///
 /// # Errors
-/// A failure naming the file: unreadable, or not a valid filter.
-pub(crate) fn load_filter(
-    path: &Path,
-    limit: StreamLimit,
-) -> Result<(Box<dyn Membership + Send + Sync>, Vec<u8>), CliError> {
-    let bytes = read_filter(path, limit)?;
-    let filter = approxset::load_membership(&bytes).map_err(|e| load_error(path, &e))?;
-    Ok((filter, bytes))
-}
-
-/// [`load_filter`] of a filter that takes inserts (for `merge`).
-///
-/// # Errors
-/// As [`load_filter`], and a failure for a static filter.
+/// A failure naming the file: unreadable, not a valid filter, or a static
+/// filter.
 pub(crate) fn load_insertable(
     path: &Path,
     limit: StreamLimit,
 ) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
     let bytes = read_filter(path, limit)?;
     approxset::load(&bytes).map_err(|e| load_error(path, &e))
+}
+
+/// The bytes of a saved filter opened for reading in place: a read-only
+/// memory map of a regular file, or what a bounded read of anything else
+/// (a FIFO, a device) gave.
+#[derive(Debug)]
+pub(crate) enum FilterBytes {
+    /// A regular file, mapped: its pages are read when a lookup touches
+    /// them (or shared from the page cache).
+    Mapped(memmap2::Mmap),
+    /// A stream, read whole by [`read_filter`].
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for FilterBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FilterBytes::Mapped(map) => map,
+            FilterBytes::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// Opens the saved filter `path` for reading in place (`query`, `info`): a
+/// regular file through a memory map, so nothing is read before a lookup
+/// touches its page (read as `access` says); anything else as
+/// [`read_filter`] reads it (`limit`).
+///
+/// # Errors
+/// A failure naming the file when it cannot be opened or mapped, and as
+/// [`read_filter`].
+pub(crate) fn map_filter(
+    path: &Path,
+    limit: StreamLimit,
+    access: Access,
+) -> Result<FilterBytes, CliError> {
+    let (file, meta) = open_filter_file(path)?;
+    // An empty file has nothing to map; a stream cannot be mapped (and is
+    // read from the one open: a FIFO's writer meets one reader).
+    if !meta.is_file() || meta.len() == 0 {
+        return read_opened(path, &file, &meta, limit).map(FilterBytes::Read);
+    }
+    let map = map_read_only(&file).map_err(|e| cannot_read(path, &e))?;
+    if access == Access::Random {
+        // A hint only (no read-ahead around each lookup's page, which on
+        // a cold cache reads far more than the lookups need): a failure
+        // changes nothing.
+        let _ = map.advise(memmap2::Advice::Random);
+    }
+    Ok(FilterBytes::Mapped(map))
+}
+
+/// How a mapped filter will be read, for the kernel's read-ahead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// A few lookups (`query` without `--verify`): no read-ahead.
+    Random,
+    /// The whole file (a checksum, `info`'s counts): the default.
+    Sequential,
+}
+
+/// A read-only memory map of the whole of `file`, a regular file: the one
+/// `unsafe` call of the tool.
+#[allow(unsafe_code)]
+fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
+    // SAFETY: `Mmap::map` is unsafe because the mapped bytes must not
+    // change while the map is alive: Rust treats them as an immutable
+    // `&[u8]`. This tool never changes a filter file in place: `build`,
+    // `add`, `remove` and `merge` write a temporary file and rename it over
+    // the old one (`write_atomically`), which leaves the mapped inode, and
+    // so this map, as it was (the old filter keeps answering; the test
+    // `a_mapped_filter_outlives_its_replacement` checks it). Another
+    // program that rewrites or truncates the file in place breaks that
+    // contract: the map then shows its bytes as they change (the lookups,
+    // bounds-checked against the length checked at open, may answer
+    // wrongly), and past a truncation a read raises SIGBUS and ends the
+    // process, as for every program that maps files. The map lives only
+    // for one `query` or `info`.
+    unsafe { memmap2::Mmap::map(file) }
+}
+
+/// The filter in `bytes` (the file `path`) as a read-only view, checked
+/// as `approxset::view` checks it, the checksum too when `verify`: the
+/// lookups read the bytes in place. A scalable filter, which has no view,
+/// is loaded (a copy, checked in full).
+///
+/// # Errors
+/// A failure naming the file when it is not a valid filter.
+pub(crate) fn open_filter<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    verify: bool,
+) -> Result<Box<dyn Membership + Send + Sync + 'a>, CliError> {
+    let opened = if verify {
+        approxset::view_verified(bytes)
+    } else {
+        approxset::view(bytes)
+    };
+    match opened {
+        Err(approxset::Error::Unsupported { .. }) => approxset::load_membership(bytes)
+            .map(|f| -> Box<dyn Membership + Send + Sync + 'a> { f }),
+        opened => opened,
+    }
+    .map_err(|e| load_error(path, &e))
 }
 
 /// The directory a file `path` goes into (`.` for a bare file name).
@@ -750,6 +866,50 @@ mod tests {
         write_atomically(&path, b"two", "filter").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert_eq!(scratch.entries(), ["out.bin"]);
+    }
+
+    /// A filter of `variant` holding `prefix-0` … `prefix-999`, saved.
+    fn saved(variant: approxset::Variant, prefix: &str, items: usize) -> Vec<u8> {
+        let mut f = variant.builder().seed(4).build(items, 0.01).unwrap();
+        for i in 0..1000 {
+            f.insert(&format!("{prefix}-{i}")).unwrap();
+        }
+        f.to_bytes().unwrap()
+    }
+
+    #[test]
+    fn a_mapped_filter_outlives_its_replacement() {
+        let scratch = Scratch::new("mapped");
+        let path = scratch.0.join("f.bin");
+        for variant in [approxset::Variant::Classic, approxset::Variant::Cuckoo] {
+            let old = saved(variant, "old", 2_000);
+            write_atomically(&path, &old, "filter").unwrap();
+            let bytes = map_filter(&path, StreamLimit::default(), Access::Random).unwrap();
+            assert!(
+                matches!(bytes, FilterBytes::Mapped(_)),
+                "a regular file is mapped"
+            );
+            let view = open_filter(&path, &bytes, false).unwrap();
+            assert!((0..1000).all(|i| view.contains(&format!("old-{i}"))));
+            // Replaced through the writers' path (temporary file, rename)
+            // by another filter of another size.
+            let new = saved(variant, "new", 50_000);
+            write_atomically(&path, &new, "filter").unwrap();
+            assert_eq!(fs::read(&path).unwrap(), new);
+            // The open map still holds the old file, and the view answers
+            // as the old filter.
+            assert_eq!(&bytes[..], &old[..]);
+            assert_eq!(view.to_bytes().unwrap(), old);
+            assert!((0..1000).all(|i| view.contains(&format!("old-{i}"))));
+            let missed = (0..1000)
+                .filter(|i| !view.contains(&format!("new-{i}")))
+                .count();
+            assert!(missed > 950, "{variant}: {missed} of the new keys absent");
+            // A new map sees the new filter.
+            let again = map_filter(&path, StreamLimit::default(), Access::Random).unwrap();
+            let view = open_filter(&path, &again, true).unwrap();
+            assert!((0..1000).all(|i| view.contains(&format!("new-{i}"))));
+        }
     }
 
     #[test]

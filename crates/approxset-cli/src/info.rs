@@ -3,8 +3,8 @@
 //! envelope ([`Header`]), the hash function from the filter's key, the
 //! common facts (items, capacity, rates, memory)
 //! and the variant's own parameters ([`Membership::parameters`](approxset::Membership::parameters): bits and k,
-//! counters, fingerprint width and buckets, stages, …) from the loaded
-//! filter. In the JSON record `parameters` is an object of those names,
+//! counters, fingerprint width and buckets, stages, …) from the filter,
+//! viewed in place through a memory map of its file (checksum verified). In the JSON record `parameters` is an object of those names,
 //! each a number; the human output gives each one a line of its own. A
 //! filter holding more items than it was sized for, with an estimated FP
 //! rate above its target, is `overfilled` (a JSON boolean, and a human line
@@ -194,7 +194,7 @@ impl Record for InfoRecord {
     }
 }
 
-/// The record of the loaded `filter`, read from the file `bytes` of `file`.
+/// The record of the opened `filter`, read from the file `bytes` of `file`.
 fn record(file: &str, filter: &dyn Membership, header: &Header, bytes: &[u8]) -> InfoRecord {
     InfoRecord {
         file: file.to_owned(),
@@ -205,7 +205,7 @@ fn record(file: &str, filter: &dyn Membership, header: &Header, bytes: &[u8]) ->
         capacity: filter.capacity() as u64,
         target_fp: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
-        overfilled: filter.as_approx_set().and_then(Overfill::of).is_some(),
+        overfilled: Overfill::of_read_only(filter).is_some(),
         bytes: filter.memory_bytes() as u64,
         file_bytes: bytes.len() as u64,
         supports_delete: Variant::of(filter).is_some_and(Variant::supports_delete),
@@ -215,7 +215,11 @@ fn record(file: &str, filter: &dyn Membership, header: &Header, bytes: &[u8]) ->
 
 /// Runs `approxset info`.
 pub(crate) fn run(args: &InfoArgs, json: bool) -> Result<(), CliError> {
-    let (filter, bytes) = files::load_filter(&args.filter, args.limit)?;
+    // Every field but the counts of set cells (read when first asked for)
+    // comes from the header; the checksum is checked (one pass over the
+    // map), since `info` is where a damaged file should show.
+    let bytes = files::map_filter(&args.filter, args.limit, files::Access::Sequential)?;
+    let filter = files::open_filter(&args.filter, &bytes, true)?;
     let header = Header::parse(&bytes).map_err(|e| files::load_error(&args.filter, &e))?;
     let file = args.filter.display().to_string();
     record(&file, &*filter, &header, &bytes).print(json)
@@ -242,11 +246,20 @@ mod tests {
         record_of_bytes(&bytes)
     }
 
-    /// The record of the saved filter `bytes`, loaded as `info` loads it.
+    /// The record of the saved filter `bytes`, loaded as the library loads
+    /// it, and checked to be the record of its view where it has one.
     fn record_of_bytes(bytes: &[u8]) -> InfoRecord {
         let header = Header::parse(bytes).unwrap();
         let f = approxset::load_membership(bytes).unwrap();
-        record("f.bin", &*f, &header, bytes)
+        let r = record("f.bin", &*f, &header, bytes);
+        if let Ok(v) = approxset::view(bytes) {
+            assert_eq!(
+                serde_json::to_value(record("f.bin", &*v, &header, bytes)).unwrap(),
+                serde_json::to_value(&r).unwrap(),
+                "a view shows the filter's fields"
+            );
+        }
+        r
     }
 
     #[test]
@@ -287,8 +300,15 @@ mod tests {
         for i in 0..1000u32 {
             f.insert(&i).unwrap();
         }
-        let r = record_of_bytes(&f.to_bytes().unwrap());
+        let bytes = f.to_bytes().unwrap();
+        let header = Header::parse(&bytes).unwrap();
+        let r = record_of_bytes(&bytes);
         assert!(r.overfilled);
+        let v = approxset::view(&bytes).unwrap();
+        assert!(
+            record("f.bin", &*v, &header, &bytes).overfilled,
+            "a view too"
+        );
         assert_eq!(serde_json::to_value(&r).unwrap()["overfilled"], true);
         let fields = r.fields();
         let (_, line) = fields.iter().find(|(l, _)| *l == "overfilled").unwrap();

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use approxset::ApproxSet;
+use approxset::{ApproxSet, Membership};
 
 use crate::output;
 
@@ -33,6 +33,25 @@ impl Overfill {
     /// [overfilled](ApproxSet::is_overfilled).
     pub(crate) fn of<F: ApproxSet + ?Sized>(filter: &F) -> Option<Self> {
         filter.is_overfilled().then(|| {
+            Self::from_counts(
+                filter.len() as u64,
+                filter.capacity() as u64,
+                filter.estimated_fp_rate(),
+                filter.fp_rate(),
+            )
+        })
+    }
+
+    /// The overfill of a read-only filter (a view of a saved one, for
+    /// `info`): as [`of`](Self::of) when it takes inserts, else by the
+    /// trait's own rule, `len > capacity` and the estimate above target.
+    pub(crate) fn of_read_only(filter: &dyn Membership) -> Option<Self> {
+        if let Some(set) = filter.as_approx_set() {
+            return Self::of(set);
+        }
+        let overfilled =
+            filter.len() > filter.capacity() && filter.estimated_fp_rate() > filter.fp_rate();
+        overfilled.then(|| {
             Self::from_counts(
                 filter.len() as u64,
                 filter.capacity() as u64,

@@ -6,6 +6,11 @@
 //! input (the library's `contains("line")`). Answers to keys typed at a
 //! terminal come as the keys do.
 //!
+//! The filter file is opened in place (`files::map_filter`, a read-only
+//! memory map of a regular file, viewed with `approxset::view`): only the
+//! pages the keys touch are read, and everything but the checksum is
+//! checked; `--verify` checks the checksum too, reading the file once.
+//!
 //! With `--quiet` nothing is printed and the exit code answers, as with
 //! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
 //! key is certainly absent; errors keep their codes 1 and 2.
@@ -55,6 +60,7 @@ Examples:
   approxset query --filter words.bin apple pear zzyzx
   approxset query --filter words.bin --json apple
   approxset query --filter words.bin < candidates.txt
+  approxset query --filter downloaded.bin --verify apple
   approxset query --filter words.bin -- -leading-dash
   if approxset query --filter words.bin --quiet apple; then echo maybe; fi",
     parquet_example!()
@@ -80,6 +86,13 @@ pub(crate) struct QueryArgs {
 
     #[command(flatten)]
     limit: files::StreamLimit,
+
+    /// Check the filter file's checksum before answering (reading the whole
+    /// file once). Without it the filter is opened in place through a
+    /// memory map and only the pages the keys touch are read: a file
+    /// written by `approxset` needs no check, a file from elsewhere does.
+    #[arg(long)]
+    verify: bool,
 
     /// Print nothing; answer with the exit code, as `grep -q` does: 0 when
     /// every key may be present, 3 when any key is certainly absent (1 and
@@ -109,7 +122,13 @@ pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
         .filter
         .as_ref()
         .ok_or_else(|| CliError::usage("query needs --filter FILTER"))?;
-    let (filter, _) = files::load_filter(path, args.limit)?;
+    let access = if args.verify {
+        files::Access::Sequential
+    } else {
+        files::Access::Random
+    };
+    let bytes = files::map_filter(path, args.limit, access)?;
+    let filter = files::open_filter(path, &bytes, args.verify)?;
     if args.quiet {
         let mut all_present = true;
         args.keys.for_each(|key| {

@@ -1219,8 +1219,8 @@ fn damaged_filter_files_fail_cleanly() {
             std::fs::write(&path, content).unwrap();
         }
         for command in [
-            &["query", "--filter", &path, "apple"][..],
-            &["query", "--filter", &path, "--json", "apple"],
+            &["query", "--filter", &path, "--verify", "apple"][..],
+            &["query", "--filter", &path, "--verify", "--json", "apple"],
             &["info", "--filter", &path],
             &["info", "--filter", &path, "--json"],
             &["add", "--filter", &path, "apple"],
@@ -1228,6 +1228,20 @@ fn damaged_filter_files_fail_cleanly() {
         ] {
             let out = run(command);
             assert_fails(&out, 1, &[name, problem], &format!("{command:?}"));
+        }
+        // Without --verify, `query` reads the file in place and checks
+        // everything but the checksum: damage only the checksum shows
+        // (a flipped payload bit) is left to --verify and `info`.
+        for command in [
+            &["query", "--filter", &path, "apple"][..],
+            &["query", "--filter", &path, "--json", "apple"],
+        ] {
+            let out = run(command);
+            if problem == "checksum mismatch" {
+                assert!(out.status.success(), "{command:?}: {out:?}");
+            } else {
+                assert_fails(&out, 1, &[name, problem], &format!("{command:?}"));
+            }
         }
         if let Some(content) = content {
             assert_eq!(std::fs::read(&path).unwrap(), content, "{name} changed");

@@ -22,6 +22,10 @@ macro_rules! key_methods {
         $crate::key_methods!(insert);
     };
     (insert) => {
+        $crate::key_methods!(insert_only);
+        $crate::key_methods!(contains);
+    };
+    (insert_only) => {
         /// Inserts `item` (its [`Key`]($crate::Key) bytes); returns `Ok(true)`
         /// when it was certainly new.
         ///
@@ -41,8 +45,6 @@ macro_rules! key_methods {
         pub fn insert_bytes(&mut self, bytes: &[u8]) -> $crate::Result<bool> {
             self.insert_digest(self.hash_key().digest_bytes(bytes))
         }
-
-        $crate::key_methods!(contains);
     };
     (contains) => {
         /// Whether `item` may be present (`false`: certainly not).
@@ -139,6 +141,7 @@ macro_rules! impl_approx_set {
         impl<$($gen)*> $crate::Membership for $ty {
             $($crate::impl_approx_set!(@read $flag $ty);)*
             $crate::impl_approx_set!(@read $insertable $ty);
+            $crate::impl_approx_set!(@any $insertable);
             #[inline]
             fn contains_digest(&self, digest: $crate::Digest) -> bool {
                 <$ty>::contains_digest(self, digest)
@@ -173,9 +176,12 @@ macro_rules! impl_approx_set {
             fn to_bytes(&self) -> $crate::Result<Vec<u8>> {
                 <$ty>::to_bytes(self)
             }
-            fn as_any(&self) -> Option<&dyn ::std::any::Any> {
-                Some(self)
-            }
+        }
+    };
+    (@any borrowed) => {};
+    (@any $owned:ident) => {
+        fn as_any(&self) -> Option<&dyn ::std::any::Any> {
+            Some(self)
         }
     };
     (@impl [$($gen:tt)*] $ty:ty, [$($flag:ident)*]) => {
@@ -254,13 +260,18 @@ macro_rules! impl_approx_set {
 /// Implements [`Membership`](crate::Membership) alone, for a static filter
 /// (built once, read-only), as [`impl_approx_set!`](crate::impl_approx_set)
 /// does; the one flag, `batch`, forwards `contains_digests`.
-/// `as_approx_set` is `None`.
+/// `as_approx_set` is `None`. Prefixed by `borrowed`, for a view that
+/// borrows its bytes (not `'static`): `as_any` is then `None` too.
 ///
 /// ```ignore
 /// approxset_core::impl_membership!([] FuseFilter, variant = "fuse", batch);
+/// approxset_core::impl_membership!(borrowed ['a] CuckooFilterView<'a>, variant = "cuckoo");
 /// ```
 #[macro_export]
 macro_rules! impl_membership {
+    (borrowed $gens:tt $ty:ty, variant = $name:expr $(, $flag:ident)*) => {
+        $crate::impl_approx_set!(@membership $gens $ty, $name, [$($flag)*], borrowed);
+    };
     ($gens:tt $ty:ty, variant = $name:expr $(, $flag:ident)*) => {
         $crate::impl_approx_set!(@membership $gens $ty, $name, [$($flag)*], read_only);
     };

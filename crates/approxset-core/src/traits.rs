@@ -197,8 +197,11 @@ pub trait Membership: fmt::Debug {
 
     /// The filter as [`Any`], for downcasting a trait object to its
     /// concrete type (`f.as_any()?.downcast_ref::<BloomFilter>()`). Every
-    /// approxset filter returns `Some`; the default, for third-party
-    /// filters, is `None`.
+    /// approxset filter returns `Some` but the views of saved bytes
+    /// (`approxset::view`), which borrow them and so are not `'static`:
+    /// their concrete type comes from the typed constructor
+    /// (`BloomFilter::view`, chosen by [`variant`](Self::variant)). The
+    /// default, for third-party filters, is `None`.
     fn as_any(&self) -> Option<&dyn Any> {
         None
     }

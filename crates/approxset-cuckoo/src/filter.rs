@@ -4,6 +4,7 @@
 use approxset_core::Key;
 use std::fmt;
 
+use approxset_core::format::Words;
 use approxset_core::{Digest, Error, HashKey, Result, Value};
 
 use crate::bucket;
@@ -171,13 +172,7 @@ impl CuckooFilter {
     /// `load` (occupied slots / slots) and `stash` (1 when the victim stash
     /// is taken).
     pub fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            ("fingerprint_bits", self.fingerprint_bits().into()),
-            ("buckets", self.buckets().into()),
-            ("slots", self.slots().into()),
-            ("load", self.load_factor().into()),
-            ("stash", usize::from(self.victim.is_some()).into()),
-        ]
+        parameters(&self.table, self.len, self.victim)
     }
 
     /// Fingerprint width `f` in bits, 4 to 32.
@@ -246,18 +241,12 @@ impl CuckooFilter {
     /// Whether the stash holds `fp` for buckets `i1`/`i2`.
     #[inline(always)]
     fn stash_holds(&self, fp: u64, i1: usize, i2: usize) -> bool {
-        self.victim
-            .is_some_and(|v| v.fp == fp && (v.bucket == i1 || v.bucket == i2))
+        stash_holds(self.victim, fp, i1, i2)
     }
 
     #[inline(always)]
     fn contains_impl<W: Width>(&self, digest: Digest) -> bool {
-        let (fp, i1, i2) = self.locate::<W>(digest);
-        // Both buckets are read before either is tested, so their cache
-        // misses overlap.
-        let b1 = self.table.bucket::<W>(i1);
-        let b2 = self.table.bucket::<W>(i2);
-        (W::matching(b1, fp) | W::matching(b2, fp)) != W::ZERO || self.stash_holds(fp, i1, i2)
+        contains_in::<W, _>(&self.table, self.victim, digest)
     }
 
     #[inline(always)]
@@ -342,6 +331,45 @@ impl CuckooFilter {
         );
         assert!(self.table.padding_is_clear());
     }
+}
+
+/// Whether `victim` holds `fp` for buckets `i1`/`i2`.
+#[inline(always)]
+fn stash_holds(victim: Option<Victim>, fp: u64, i1: usize, i2: usize) -> bool {
+    victim.is_some_and(|v| v.fp == fp && (v.bucket == i1 || v.bucket == i2))
+}
+
+/// Whether `digest` may be in the table and stash: the lookup of a filter
+/// and of a view of a saved one (whose table reads the saved bytes).
+#[inline(always)]
+pub(crate) fn contains_in<W: Width, S: Words>(
+    table: &Table<S>,
+    victim: Option<Victim>,
+    digest: Digest,
+) -> bool {
+    let (fp, i1, i2) = bucket::locate::<W>(digest, table.buckets());
+    // Both buckets are read before either is tested, so their cache
+    // misses overlap.
+    let b1 = table.bucket::<W>(i1);
+    let b2 = table.bucket::<W>(i2);
+    (W::matching(b1, fp) | W::matching(b2, fp)) != W::ZERO || stash_holds(victim, fp, i1, i2)
+}
+
+/// The parameters of a filter or view by name; see
+/// [`CuckooFilter::parameters`].
+pub(crate) fn parameters<S: Words>(
+    table: &Table<S>,
+    len: usize,
+    victim: Option<Victim>,
+) -> Vec<(&'static str, Value)> {
+    let slots = table.buckets() * SLOTS;
+    vec![
+        ("fingerprint_bits", table.bits().into()),
+        ("buckets", table.buckets().into()),
+        ("slots", slots.into()),
+        ("load", (len as f64 / slots as f64).into()),
+        ("stash", usize::from(victim.is_some()).into()),
+    ]
 }
 
 /// Two filters are equal when they store the same fingerprints in the same

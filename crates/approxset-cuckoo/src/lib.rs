@@ -36,6 +36,7 @@ mod persist;
 mod serde_impl;
 mod sizing;
 mod table;
+mod view;
 mod width;
 
 pub use approxset_core::{Error, Result};
@@ -43,6 +44,7 @@ pub use builder::CuckooBuilder;
 pub use filter::CuckooFilter;
 pub use kick::MAX_KICKS;
 pub use sizing::{CuckooPlan, MIN_FP_RATE};
+pub use view::CuckooFilterView;
 
 #[cfg(test)]
 mod tests;

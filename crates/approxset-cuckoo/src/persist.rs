@@ -1,8 +1,8 @@
 //! Saving and loading: the filter in the binary format of
 //! `approxset_core::format`, and the checks a loaded filter passes.
 
-use approxset_core::format::{Reader, Writer, tag};
-use approxset_core::{Error, Result};
+use approxset_core::format::{Reader, Words, Writer, tag};
+use approxset_core::{Error, HashKey, Result};
 
 use crate::CuckooFilter;
 use crate::kick::{Victim, Xorshift};
@@ -16,19 +16,16 @@ impl CuckooFilter {
     /// None: every filter of the crate serializes. The `Result` is the
     /// trait's signature ([`Membership::to_bytes`](approxset_core::Membership::to_bytes)).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut w = Writer::new(tag::CUCKOO, self.key, self.table.memory_bytes() + 80);
-        let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
-        w.u32(self.table.bits())
-            .u32(0)
-            .u64(self.table.buckets() as u64)
-            .u64(self.len as u64)
-            .u64(self.capacity as u64)
-            .f64(self.fp_rate)
-            .u64(victim_fp)
-            .u64(victim_bucket)
-            .u64(self.rng.0)
-            .words(self.table.words());
-        Ok(w.finish())
+        Ok(Saved {
+            table: &self.table,
+            victim: self.victim,
+            rng: self.rng.0,
+            key: self.key,
+            len: self.len,
+            capacity: self.capacity,
+            fp_rate: self.fp_rate,
+        }
+        .write())
     }
 
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
@@ -42,7 +39,70 @@ impl CuckooFilter {
     /// a payload of the wrong size, a stored count that does not match the
     /// occupied slots, a stash outside the table).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::open_variant(bytes, tag::CUCKOO)?;
+        Self::parse(Reader::open_variant(bytes, tag::CUCKOO)?)
+    }
+
+    /// The filter an opened reader holds, every invariant checked.
+    pub(crate) fn parse(r: Reader<'_>) -> Result<Self> {
+        let saved = Saved::read(r, |r, count| r.words(count, "slots"))?;
+        saved.check_count()?;
+        Ok(CuckooFilter {
+            table: saved.table,
+            victim: saved.victim,
+            rng: Xorshift(saved.rng),
+            key: saved.key,
+            len: saved.len,
+            capacity: saved.capacity,
+            fp_rate: saved.fp_rate,
+        })
+    }
+
+    approxset_core::stream_methods!();
+}
+
+/// A saved filter's fields over its slot table `T` (a `Table` of the
+/// filter's own words or a view's bytes, or a reference to one), read,
+/// checked and written in one place for both.
+pub(crate) struct Saved<T> {
+    pub(crate) table: T,
+    pub(crate) victim: Option<Victim>,
+    pub(crate) rng: u64,
+    pub(crate) key: HashKey,
+    pub(crate) len: usize,
+    pub(crate) capacity: usize,
+    pub(crate) fp_rate: f64,
+}
+
+impl<S: Words> Saved<&Table<S>> {
+    /// The filter in the binary format.
+    pub(crate) fn write(&self) -> Vec<u8> {
+        let table = self.table;
+        let mut w = Writer::new(tag::CUCKOO, self.key, table.memory_bytes() + 80);
+        let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
+        w.u32(table.bits())
+            .u32(0)
+            .u64(table.buckets() as u64)
+            .u64(self.len as u64)
+            .u64(self.capacity as u64)
+            .f64(self.fp_rate)
+            .u64(victim_fp)
+            .u64(victim_bucket)
+            .u64(self.rng)
+            .words_from(table.words());
+        w.finish()
+    }
+}
+
+impl<S: Words> Saved<Table<S>> {
+    /// Reads the fields from an opened reader, taking the slot words with
+    /// `slots` (a copy, or a borrow for a view), and checks every
+    /// invariant that does not need a scan of the table: width, buckets,
+    /// payload size, padding, rate, generator, stash. The count of stored
+    /// fingerprints is [`check_count`](Self::check_count)'s.
+    pub(crate) fn read<'a>(
+        mut r: Reader<'a>,
+        slots: impl FnOnce(&mut Reader<'a>, u64) -> Result<S>,
+    ) -> Result<Self> {
         let key = r.key();
         let bits = r.u32("fingerprint bits")?;
         let reserved = r.u32("reserved")?;
@@ -67,7 +127,7 @@ impl CuckooFilter {
             return Err(Error::corrupt(format!("bucket count {buckets} is below 2")));
         }
         let words = Table::bytes_for(u128::from(buckets), bits) / 8;
-        let words = r.words(u64::try_from(words).unwrap_or(u64::MAX), "slots")?;
+        let words = slots(&mut r, u64::try_from(words).unwrap_or(u64::MAX))?;
         let table = Table::from_words(words, buckets, bits)?;
         r.finish()?;
         if capacity == 0 {
@@ -98,16 +158,10 @@ impl CuckooFilter {
                 bucket: victim_bucket as usize,
             }),
         };
-        let stored = table.count_occupied() + usize::from(victim.is_some());
-        if stored != len {
-            return Err(Error::corrupt(format!(
-                "{len} items recorded, {stored} fingerprints stored"
-            )));
-        }
-        Ok(CuckooFilter {
+        Ok(Saved {
             table,
             victim,
-            rng: Xorshift(rng),
+            rng,
             key,
             len,
             capacity,
@@ -115,5 +169,24 @@ impl CuckooFilter {
         })
     }
 
-    approxset_core::stream_methods!();
+    /// Checks that `len` counts the stored fingerprints: a scan of the
+    /// whole table, the one check a view leaves to `verify`.
+    pub(crate) fn check_count(&self) -> Result<()> {
+        check_count(&self.table, self.victim, self.len)
+    }
+}
+
+/// Checks that `len` counts the fingerprints of `table` and `victim`.
+pub(crate) fn check_count<S: Words>(
+    table: &Table<S>,
+    victim: Option<Victim>,
+    len: usize,
+) -> Result<()> {
+    let stored = table.count_occupied() + usize::from(victim.is_some());
+    if stored != len {
+        return Err(Error::corrupt(format!(
+            "{len} items recorded, {stored} fingerprints stored"
+        )));
+    }
+    Ok(())
 }

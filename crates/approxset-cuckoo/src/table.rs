@@ -3,17 +3,19 @@
 //! end in `u64` words read as one little-endian bit string. How a bucket of
 //! a given width is read, written and searched is in [`crate::width`].
 
+use approxset_core::format::Words;
 use approxset_core::sizing::zeroed_words;
 use approxset_core::{Error, Result};
 
 pub(crate) use crate::width::{MAX_BITS, MIN_BITS, SLOTS, Width, supported, with_width};
 
-/// Buckets of four `bits`-bit slots, packed in `u64` words.
+/// Buckets of four `bits`-bit slots, packed in `u64` words: the filter's
+/// own (`Vec<u64>`), or a saved payload read in place (`LeWords`, a view's).
 ///
 /// Bits past the last bucket in the last word are always zero.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Table {
-    words: Vec<u64>,
+pub(crate) struct Table<S = Vec<u64>> {
+    words: S,
     buckets: usize,
     bits: u32,
 }
@@ -32,78 +34,14 @@ impl Table {
         })
     }
 
-    /// A table from serialized words, checked: a supported width (4..=32),
-    /// an even bucket count of at least 2 (the alternate-bucket map needs
-    /// it), the word count the buckets take, and the padding bits clear.
-    pub(crate) fn from_words(words: Vec<u64>, buckets: u64, bits: u32) -> Result<Self> {
-        if !supported(bits) {
-            return Err(Error::corrupt(format!(
-                "fingerprint width {bits} is outside {MIN_BITS}..={MAX_BITS}"
-            )));
-        }
-        if buckets < 2 || buckets % 2 != 0 {
-            return Err(Error::corrupt(format!(
-                "bucket count {buckets} is not an even number of at least 2"
-            )));
-        }
-        let buckets = usize::try_from(buckets)
-            .map_err(|_| Error::corrupt("bucket count does not fit this platform"))?;
-        let expected = Self::bytes_for(buckets as u128, bits) / 8;
-        if words.len() as u128 != expected {
-            return Err(Error::corrupt(format!(
-                "{buckets} buckets of {bits}-bit slots need {expected} words, the payload has {}",
-                words.len()
-            )));
-        }
-        let table = Table {
-            words,
-            buckets,
-            bits,
-        };
-        if !table.padding_is_clear() {
-            return Err(Error::corrupt("slots set past the last bucket"));
-        }
-        Ok(table)
-    }
-
-    /// The storage words.
-    pub(crate) fn words(&self) -> &[u64] {
-        &self.words
-    }
-
     /// Bytes a table of `buckets` buckets of `bits`-bit slots takes.
     pub(crate) fn bytes_for(buckets: u128, bits: u32) -> u128 {
         (buckets * SLOTS as u128 * u128::from(bits)).div_ceil(64) * 8
     }
 
-    /// Number of buckets.
-    #[inline]
-    pub(crate) fn buckets(&self) -> usize {
-        self.buckets
-    }
-
-    /// Fingerprint width in bits.
-    #[inline]
-    pub(crate) fn bits(&self) -> u32 {
-        self.bits
-    }
-
-    /// Bytes of storage.
-    #[inline]
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.words.len() * 8
-    }
-
     /// Empties every slot.
     pub(crate) fn clear(&mut self) {
         self.words.fill(0);
-    }
-
-    /// Bucket `i` (`i < buckets`), read with the table's width `W`.
-    #[inline(always)]
-    pub(crate) fn bucket<W: Width>(&self, i: usize) -> W::Bucket {
-        debug_assert!(i < self.buckets && W::BITS == self.bits);
-        W::read(&self.words, i)
     }
 
     /// Stores `value` (no bits outside a bucket) as bucket `i`.
@@ -125,6 +63,73 @@ impl Table {
         self.set_bucket::<W>(i, W::with(bucket, W::first(empty), fp));
         true
     }
+}
+
+impl<S: Words> Table<S> {
+    /// A table from serialized words, checked: a supported width (4..=32),
+    /// an even bucket count of at least 2 (the alternate-bucket map needs
+    /// it), the word count the buckets take, and the padding bits clear
+    /// (one word read, so a view makes every check too).
+    pub(crate) fn from_words(words: S, buckets: u64, bits: u32) -> Result<Self> {
+        if !supported(bits) {
+            return Err(Error::corrupt(format!(
+                "fingerprint width {bits} is outside {MIN_BITS}..={MAX_BITS}"
+            )));
+        }
+        if buckets < 2 || buckets % 2 != 0 {
+            return Err(Error::corrupt(format!(
+                "bucket count {buckets} is not an even number of at least 2"
+            )));
+        }
+        let buckets = usize::try_from(buckets)
+            .map_err(|_| Error::corrupt("bucket count does not fit this platform"))?;
+        let expected = Table::bytes_for(buckets as u128, bits) / 8;
+        if words.word_count() as u128 != expected {
+            return Err(Error::corrupt(format!(
+                "{buckets} buckets of {bits}-bit slots need {expected} words, the payload has {}",
+                words.word_count()
+            )));
+        }
+        let table = Table {
+            words,
+            buckets,
+            bits,
+        };
+        if !table.padding_is_clear() {
+            return Err(Error::corrupt("slots set past the last bucket"));
+        }
+        Ok(table)
+    }
+
+    /// Number of buckets.
+    #[inline]
+    pub(crate) fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// Fingerprint width in bits.
+    #[inline]
+    pub(crate) fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The storage words.
+    pub(crate) fn words(&self) -> &S {
+        &self.words
+    }
+
+    /// Bytes of storage.
+    #[inline]
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.words.word_count() * 8
+    }
+
+    /// Bucket `i` (`i < buckets`), read with the table's width `W`.
+    #[inline(always)]
+    pub(crate) fn bucket<W: Width>(&self, i: usize) -> W::Bucket {
+        debug_assert!(i < self.buckets && W::BITS == self.bits);
+        W::read(&self.words, i)
+    }
 
     /// Number of occupied slots, by a scan of the whole table.
     pub(crate) fn count_occupied(&self) -> usize {
@@ -141,7 +146,8 @@ impl Table {
     pub(crate) fn padding_is_clear(&self) -> bool {
         let used = self.buckets as u64 * SLOTS as u64 * u64::from(self.bits);
         let rem = used % 64;
-        rem == 0 || self.words.last().is_none_or(|w| w >> rem == 0)
+        let count = self.words.word_count();
+        rem == 0 || count == 0 || self.words.word(count - 1) >> rem == 0
     }
 }
 

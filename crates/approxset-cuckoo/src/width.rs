@@ -17,6 +17,8 @@
 //! monomorphises its hot paths for every width and picks one with a single
 //! `match` ([`with_width!`]).
 
+use approxset_core::format::Words;
+
 /// Slots per bucket (`b` in the paper).
 pub(crate) const SLOTS: usize = 4;
 
@@ -81,7 +83,7 @@ pub(crate) trait Width {
     const ZERO: Self::Bucket;
 
     /// Bucket `i` of the bit string `words`.
-    fn read(words: &[u64], i: usize) -> Self::Bucket;
+    fn read<S: Words + ?Sized>(words: &S, i: usize) -> Self::Bucket;
     /// Stores `value` (no bits outside the bucket) as bucket `i`.
     fn write(words: &mut [u64], i: usize, value: Self::Bucket);
     /// The high bit of every lane of `bucket` that is zero, and no other bit.
@@ -135,7 +137,7 @@ macro_rules! swar_lanes {
             const ZERO: $word = 0;
 
             #[inline(always)]
-            fn read(words: &[u64], i: usize) -> $word {
+            fn read<S: Words + ?Sized>(words: &S, i: usize) -> $word {
                 Self::read_bucket(words, i)
             }
 
@@ -211,17 +213,17 @@ impl<const F: u32> Narrow<F> {
     };
 
     #[inline(always)]
-    fn read_bucket(words: &[u64], i: usize) -> u64 {
+    fn read_bucket<S: Words + ?Sized>(words: &S, i: usize) -> u64 {
         if Self::PER_WORD != 0 {
             let shift = (i % Self::PER_WORD) as u32 * Self::BUCKET_BITS;
-            (words[i / Self::PER_WORD] >> shift) & Self::MASK
+            (words.word(i / Self::PER_WORD) >> shift) & Self::MASK
         } else {
             let (w, shift) = start(i, Self::BUCKET_BITS);
-            let lo = words[w];
+            let lo = words.word(w);
             // The next word, when there is one; its bits only matter when
             // the bucket straddles, and then it exists. `(hi << 1) <<
             // (63 − shift)` is `hi << (64 − shift)`, and 0 for shift 0.
-            let hi = words.get(w + 1).copied().unwrap_or(0);
+            let hi = words.get(w + 1).unwrap_or(0);
             ((lo >> shift) | ((hi << 1) << (63 - shift))) & Self::MASK
         }
     }
@@ -247,17 +249,17 @@ impl<const F: u32> Narrow<F> {
 
 impl<const F: u32> Wide<F> {
     #[inline(always)]
-    fn read_bucket(words: &[u64], i: usize) -> u128 {
+    fn read_bucket<S: Words + ?Sized>(words: &S, i: usize) -> u128 {
         if Self::BUCKET_BITS == 128 {
-            u128::from(words[2 * i]) | (u128::from(words[2 * i + 1]) << 64)
+            u128::from(words.word(2 * i)) | (u128::from(words.word(2 * i + 1)) << 64)
         } else {
             let (w, shift) = start(i, Self::BUCKET_BITS);
             // A bucket of more than 64 bits always reaches word w + 1; the
             // third word only matters when it straddles into it, and then it
             // exists. `(top << 1) << (127 − shift)` is `top << (128 − shift)`,
             // and 0 for shift 0.
-            let low = u128::from(words[w]) | (u128::from(words[w + 1]) << 64);
-            let top = u128::from(words.get(w + 2).copied().unwrap_or(0));
+            let low = u128::from(words.word(w)) | (u128::from(words.word(w + 1)) << 64);
+            let top = u128::from(words.get(w + 2).unwrap_or(0));
             ((low >> shift) | ((top << 1) << (127 - shift))) & Self::MASK
         }
     }

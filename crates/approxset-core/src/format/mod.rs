@@ -5,7 +5,12 @@
 //! Filters write themselves with a [`Writer`] and read themselves back with
 //! a [`Reader`], which checks the envelope (length, magic, version,
 //! checksum, variant) before the filter sees a parameter, and bounds every
-//! allocation by the length of the input.
+//! allocation by the length of the input. A view of a saved filter reads
+//! it in place: [`Reader::open_unverified`] (every check but the checksum,
+//! which [`verify_checksum`] makes), [`Reader::le_words`] and [`LeWords`]
+//! (the payload's words where they lie, any alignment) behind the
+//! [`Words`] trait the lookups are written over; [`split_first`] walks
+//! filters saved one after another.
 //!
 //! ```text
 //! offset  size  field
@@ -26,9 +31,11 @@ use crate::hash::{HashFunction, HashKey};
 
 mod checksum;
 mod stream;
+mod words;
 
 pub use checksum::checksum;
 pub use stream::{DEFAULT_READ_LIMIT, read_all, read_all_limited};
+pub use words::{LeWords, Words};
 
 /// The first four bytes of every serialized filter.
 pub const MAGIC: [u8; 4] = *b"APXS";
@@ -163,6 +170,27 @@ impl Writer {
     /// Appends an `f64` (its IEEE 754 bits).
     pub fn f64(&mut self, v: f64) -> &mut Self {
         self.u64(v.to_bits())
+    }
+
+    /// Appends words already in the format's little-endian bytes (a view's
+    /// payload), as they are.
+    pub fn le_words(&mut self, words: LeWords<'_>) -> &mut Self {
+        self.buf.extend_from_slice(words.bytes());
+        self
+    }
+
+    /// Appends the words of any source, little-endian: a filter's own or a
+    /// view's (copied as they lie).
+    pub fn words_from<W: Words + ?Sized>(&mut self, words: &W) -> &mut Self {
+        if let Some(bytes) = words.le_bytes() {
+            self.buf.extend_from_slice(bytes);
+            return self;
+        }
+        self.buf.reserve(words.word_count() * 8);
+        for i in 0..words.word_count() {
+            self.buf.extend_from_slice(&words.word(i).to_le_bytes());
+        }
+        self
     }
 
     /// Appends words, little-endian.
@@ -347,9 +375,73 @@ impl Header {
     }
 }
 
+/// Checks the trailing checksum of `bytes`, one whole serialized filter:
+/// the one check that reads every byte, which [`Reader::open_unverified`]
+/// (and so a view) leaves out.
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::format::{Writer, tag, verify_checksum};
+/// use approxset::HashKey;
+/// let mut bytes = Writer::new(tag::CLASSIC, HashKey::from_seed(1), 0).finish();
+/// assert!(verify_checksum(&bytes).is_ok());
+/// bytes[20] ^= 1;
+/// assert!(verify_checksum(&bytes).is_err());
+/// ```
+///
+/// # Errors
+/// [`Error::ChecksumMismatch`]; [`Error::Truncated`] for fewer bytes than
+/// a checksum.
+pub fn verify_checksum(bytes: &[u8]) -> Result<()> {
+    let Some(at) = bytes.len().checked_sub(CHECKSUM_LEN) else {
+        return Err(Error::Truncated {
+            needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
+            available: bytes.len() as u64,
+        });
+    };
+    let (body, stored) = bytes.split_at(at);
+    let stored = u64::from_le_bytes(stored.try_into().expect("8 bytes"));
+    let computed = checksum(body);
+    if stored != computed {
+        return Err(Error::ChecksumMismatch { stored, computed });
+    }
+    Ok(())
+}
+
+/// The first serialized filter of `bytes`, cut at the total length its
+/// header announces, and the bytes after it: how to walk filters saved one
+/// after another in one file (then view or load each).
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::format::{Writer, split_first, tag};
+/// use approxset::HashKey;
+/// let one = Writer::new(tag::CLASSIC, HashKey::from_seed(1), 0).finish();
+/// let two = Writer::new(tag::CUCKOO, HashKey::from_seed(2), 0).finish();
+/// let file = [one.clone(), two.clone()].concat();
+/// let (first, rest) = split_first(&file)?;
+/// assert_eq!((first, rest), (&one[..], &two[..]));
+/// # Ok::<(), approxset_core::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`Header::parse`], and [`Error::Truncated`] when fewer bytes remain
+/// than the header announces.
+pub fn split_first(bytes: &[u8]) -> Result<(&[u8], &[u8])> {
+    let total = Header::parse(bytes)?.total_len();
+    match usize::try_from(total) {
+        Ok(at) if at <= bytes.len() => Ok(bytes.split_at(at)),
+        _ => Err(Error::Truncated {
+            needed: total,
+            available: bytes.len() as u64,
+        }),
+    }
+}
+
 /// Reads a filter written by a [`Writer`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Reader<'a> {
+    all: &'a [u8],
     body: &'a [u8],
     pos: usize,
     tag: u8,
@@ -371,6 +463,30 @@ impl<'a> Reader<'a> {
     /// [`Error::ChecksumMismatch`], [`Error::Corrupt`] (hash function),
     /// [`Error::UnknownVariant`].
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, true)
+    }
+
+    /// [`open`](Self::open) without the checksum: every check of the
+    /// envelope but the one that reads every byte, for a view of a filter
+    /// that answers from its bytes in place (`docs/format.md`, "Views").
+    ///
+    /// # Errors
+    /// As [`open`](Self::open), but never [`Error::ChecksumMismatch`].
+    pub fn open_unverified(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, false)
+    }
+
+    /// [`open_unverified`](Self::open_unverified), then checks the variant
+    /// is `expected`.
+    ///
+    /// # Errors
+    /// As [`open_unverified`](Self::open_unverified), and
+    /// [`Error::WrongVariant`].
+    pub fn open_variant_unverified(bytes: &'a [u8], expected: u8) -> Result<Self> {
+        Self::open_unverified(bytes)?.expect_variant(expected)
+    }
+
+    fn open_with(bytes: &'a [u8], verify: bool) -> Result<Self> {
         let available = bytes.len() as u64;
         let header = Header::parse(bytes)?;
         let total = header.total_len();
@@ -386,12 +502,10 @@ impl<'a> Reader<'a> {
                 found: available,
             });
         }
-        let (body, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-        let stored = u64::from_le_bytes(stored.try_into().expect("8 bytes"));
-        let computed = checksum(body);
-        if stored != computed {
-            return Err(Error::ChecksumMismatch { stored, computed });
+        if verify {
+            verify_checksum(bytes)?;
         }
+        let body = &bytes[..bytes.len() - CHECKSUM_LEN];
         let function = header.check_tag_and_hash()?;
         let tag = header.tag();
         let stored = HashKey::from_le_bytes(bytes[16..32].try_into().expect("16 bytes"));
@@ -402,6 +516,7 @@ impl<'a> Reader<'a> {
             )));
         }
         Ok(Reader {
+            all: bytes,
             body,
             pos: HEADER_LEN,
             tag,
@@ -415,7 +530,11 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// As [`open`](Self::open), and [`Error::WrongVariant`].
     pub fn open_variant(bytes: &'a [u8], expected: u8) -> Result<Self> {
-        let reader = Self::open(bytes)?;
+        Self::open(bytes)?.expect_variant(expected)
+    }
+
+    fn expect_variant(self, expected: u8) -> Result<Self> {
+        let reader = self;
         if reader.tag != expected {
             return Err(Error::WrongVariant {
                 expected: tag::name(expected).unwrap_or("unknown"),
@@ -428,6 +547,11 @@ impl<'a> Reader<'a> {
     /// The variant tag.
     pub fn tag(&self) -> u8 {
         self.tag
+    }
+
+    /// The whole serialized filter the reader reads, checksum included.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.all
     }
 
     /// The envelope's format version (1 ..= [`VERSION`]).
@@ -509,6 +633,21 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// As [`words`](Self::words), and [`Error::AllocationFailed`].
     pub fn words_into(&mut self, count: u64, what: &str, out: &mut Vec<u64>) -> Result<()> {
+        let words = self.le_words(count, what)?;
+        out.try_reserve_exact(words.word_count())
+            .map_err(|_| Error::AllocationFailed {
+                bytes: words.bytes().len(),
+            })?;
+        out.extend(words.iter());
+        Ok(())
+    }
+
+    /// The next `count` words where they lie, for a view: checked as
+    /// [`words`](Self::words), nothing copied or allocated.
+    ///
+    /// # Errors
+    /// As [`words`](Self::words).
+    pub fn le_words(&mut self, count: u64, what: &str) -> Result<LeWords<'a>> {
         let rest = (self.body.len() - self.pos) as u64;
         if count > rest / 8 {
             return Err(Error::corrupt(format!(
@@ -516,14 +655,7 @@ impl<'a> Reader<'a> {
             )));
         }
         let bytes = self.take(count as usize * 8, what)?;
-        out.try_reserve_exact(count as usize)
-            .map_err(|_| Error::AllocationFailed { bytes: bytes.len() })?;
-        out.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
-        );
-        Ok(())
+        Ok(LeWords::new(bytes).expect("whole words"))
     }
 
     /// Reads `count` raw bytes written by [`Writer::bytes_padded`] and the
@@ -754,6 +886,56 @@ mod tests {
         assert!(e.to_string().contains("padding"), "{e}");
         let mut r = Reader::open(&bytes).unwrap();
         assert!(r.bytes_padded(u64::MAX, "cells").is_err());
+    }
+
+    #[test]
+    fn unverified_opening_skips_only_the_checksum() {
+        let bytes = sample();
+        // A payload bit flipped: only the checksum shows it.
+        let mut bad = bytes.clone();
+        bad[HEADER_LEN + 30] ^= 1;
+        assert!(matches!(
+            Reader::open(&bad),
+            Err(Error::ChecksumMismatch { .. })
+        ));
+        let mut r = Reader::open_unverified(&bad).unwrap();
+        assert_eq!(r.u64("bits").unwrap(), 1000);
+        assert!(verify_checksum(&bad).is_err() && verify_checksum(&bytes).is_ok());
+        // Everything else is refused as by `open`.
+        for len in 0..bytes.len() {
+            assert_eq!(
+                Reader::open_unverified(&bytes[..len]).unwrap_err(),
+                Reader::open(&bytes[..len]).unwrap_err()
+            );
+        }
+        let mut magic = bytes.clone();
+        magic[0] = b'X';
+        assert!(matches!(
+            Reader::open_unverified(&magic),
+            Err(Error::BadMagic { .. })
+        ));
+        assert!(matches!(
+            Reader::open_variant_unverified(&bytes, tag::CUCKOO),
+            Err(Error::WrongVariant { .. })
+        ));
+        // The borrowed payload words are the words written.
+        let mut r = Reader::open_unverified(&bytes).unwrap();
+        r.u64("bits").unwrap();
+        r.u32("hashes").unwrap();
+        r.f64("fp").unwrap();
+        assert!(r.clone().le_words(4, "payload").is_err());
+        let words = r.le_words(3, "payload").unwrap();
+        assert_eq!(words.iter().collect::<Vec<_>>(), [1, 2, u64::MAX]);
+        assert_eq!(r.bytes(), &bytes[..]);
+        r.finish().unwrap();
+        // Walking filters saved one after another.
+        let two = [bytes.clone(), bytes.clone()].concat();
+        let (first, rest) = split_first(&two).unwrap();
+        assert_eq!((first, rest), (&bytes[..], &bytes[..]));
+        assert!(matches!(
+            split_first(&two[..bytes.len() - 1]),
+            Err(Error::Truncated { .. })
+        ));
     }
 
     #[test]
