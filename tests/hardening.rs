@@ -317,7 +317,7 @@ fn exercise_view(view: &dyn Membership, what: &str) {
 fn forged_fields_view_as_they_load() {
     let mut rng = 0x0F0F_4321;
     let (mut opened, mut refused, mut scan_only) = (0, 0, 0);
-    let samples = Variant::ALL
+    let samples = Variant::INSERTABLE
         .iter()
         .filter(|&&v| v != Variant::Scalable)
         .flat_map(|&variant| {
