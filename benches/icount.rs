@@ -62,8 +62,20 @@ const HASHES: usize = 5;
 /// count (subtract `digest-none`, the same loop with no operation):
 /// `split-sip-digest` the split-block lookup from a precomputed digest,
 /// `read-array` its floor, one read per key from an array of the
-/// split-block filter's size at the digest's `h1`.
-const KEY_FREE: &[&str] = &["digest-none", "read-array", "split-sip-digest"];
+/// split-block filter's size at the digest's `h1`, and `fuse8-digest` and
+/// `fuse16-digest` the binary fuse filter's lookup (8 and 16-bit
+/// fingerprints, built from the members) from a precomputed digest, and
+/// `xorf8-u64` and `xorf16-u64` xorf 0.13's `BinaryFuse8` and
+/// `BinaryFuse16` of the members' `h1` from that `u64`.
+const KEY_FREE: &[&str] = &[
+    "digest-none",
+    "read-array",
+    "split-sip-digest",
+    "fuse8-digest",
+    "fuse16-digest",
+    "xorf8-u64",
+    "xorf16-u64",
+];
 const INSERTS: &[&str] = &["insert-none", "atomic-insert", "fastbloom-atomic-insert"];
 /// Non-member lookups of each flat variant, owned and through a view of its
 /// saved bytes (one byte past an 8-byte boundary), in a function of their
@@ -125,12 +137,26 @@ fn digest_lookups<K: Key>(op: usize, members: &[K], others: &[K]) {
     let digests: Vec<_> = others.iter().map(|k| split_key.digest(k)).collect();
     let words: Vec<u64> = (0..split_sip.memory_bytes() as u64 / 8).collect();
     let at = |h: u64| words[approxset::hash::reduce(h, words.len() as u64) as usize];
+    let fuse = |fp: f64| {
+        approxset::BinaryFuseFilter::with_fp_rate(fp)
+            .hash_key(split_key)
+            .build(members)
+            .unwrap()
+    };
+    let (fuse8, fuse16) = (fuse(FP), fuse(1e-4));
+    let raw: Vec<u64> = members.iter().map(|k| split_key.digest(k).h1()).collect();
+    let xorf8 = xorf::BinaryFuse8::try_from(&raw).unwrap();
+    let xorf16 = xorf::BinaryFuse16::try_from(&raw).unwrap();
     for _ in 0..ROUNDS {
         for &d in &digests {
             match black_box(op) {
                 0 => drop(black_box(d)),
                 1 => drop(black_box(at(d.h1()))),
-                _ => drop(black_box(split_sip.contains_digest(d))),
+                2 => drop(black_box(split_sip.contains_digest(d))),
+                3 => drop(black_box(fuse8.contains_digest(d))),
+                4 => drop(black_box(fuse16.contains_digest(d))),
+                5 => drop(black_box(xorf::Filter::contains(&xorf8, &d.h1()))),
+                _ => drop(black_box(xorf::Filter::contains(&xorf16, &d.h1()))),
             }
         }
     }

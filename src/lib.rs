@@ -79,6 +79,7 @@ pub use approxset_bloom::{
     PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
 };
 pub use approxset_cuckoo::CuckooFilter;
+pub use approxset_fuse::BinaryFuseFilter;
 
 pub use approxset_bloom::{
     BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,
@@ -130,6 +131,15 @@ pub mod cuckoo {
     //! and limits.
 
     pub use approxset_cuckoo::{CuckooBuilder, CuckooPlan, MAX_KICKS, MIN_FP_RATE};
+}
+
+pub mod fuse {
+    //! The [`BinaryFuseFilter`](crate::BinaryFuseFilter)'s builder, its
+    //! width choice and limits.
+
+    pub use approxset_fuse::{
+        FuseBuilder, MAX_ATTEMPTS, MAX_SEGMENT_LENGTH, MIN_FP_RATE, fingerprint_bits_for, plan,
+    };
 }
 
 #[doc = include_str!("../README.md")]

@@ -144,7 +144,7 @@ fn a_file_written_when_len_was_the_stages_sum_loads_and_answers_the_same() {
 fn rates_below_what_a_variant_reaches_are_invalid_fp_rate_quoting_the_value() {
     // Scalable said "cannot grow after 0 stages" for 5e-324 and quoted
     // 1.5e-301 for 1e-300.
-    for &variant in Variant::ALL {
+    for &variant in Variant::INSERTABLE {
         for p in [5e-324, 1e-300, 1e-25] {
             match variant.builder().seed(1).build(100, p) {
                 Err(Error::InvalidParameter {

@@ -22,7 +22,15 @@ where
     for i in 0..300 {
         f.insert_bytes(format!("key-{i}").as_bytes()).unwrap();
     }
-    let f = &f;
+    check_round_trip(&f);
+}
+
+/// The checks of [`round_trip`] on a filter that holds `key-0 … key-299`
+/// (a static one built from them).
+fn check_round_trip<T>(f: &T)
+where
+    T: Membership + Serialize + DeserializeOwned + PartialEq,
+{
     let config = bincode::config::standard();
     let encoded = bincode::serde::encode_to_vec(f, config).unwrap();
     let (decoded, used): (T, usize) = bincode::serde::decode_from_slice(&encoded, config).unwrap();
@@ -67,6 +75,19 @@ where
     damaged[bytes.len() / 2] ^= 0x10;
     let err = serde_json::from_str::<T>(&format!("\"{}\"", base64(&damaged))).unwrap_err();
     assert!(err.to_string().contains("checksum"), "{err}");
+}
+
+/// The static fuse filter, built from the same keys, round-trips alike.
+#[test]
+fn fuse_round_trips() {
+    for fp in [0.01, 1e-4, 1e-8] {
+        let keys: Vec<String> = (0..300).map(|i| format!("key-{i}")).collect();
+        let f = approxset::BinaryFuseFilter::with_fp_rate(fp)
+            .seed(5)
+            .build(&keys)
+            .unwrap();
+        check_round_trip(&f);
+    }
 }
 
 /// Base64 (RFC 4648, padded), written independently of the library's so

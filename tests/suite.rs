@@ -1,6 +1,9 @@
 //! The shared suite: every variant, built through `Variant` and used through
 //! `dyn ApproxSet`, must pass every test here. A new variant joins by being
-//! listed in `Variant::ALL` (and, if it can delete, in `DELETABLE`).
+//! listed in `Variant::ALL` (and, if it can delete, in `DELETABLE`). The
+//! lookup-side tests (rates, small filters, every key found, reload) run on
+//! every variant, the static one included, through `build_from` and
+//! `dyn Membership`; the insert-side ones on `Variant::INSERTABLE`.
 
 mod common;
 
@@ -8,9 +11,9 @@ use approxset::{ApproxSet, Deletable, Error, HashFunction, Variant};
 use common::{Z_ONE_SIDED_1E6, binomial_tolerance, binomial_upper, proptest_config};
 use proptest::prelude::*;
 
-/// The variants under test: all of them.
+/// The variants under the insert-side tests: all that take inserts.
 fn variants() -> &'static [Variant] {
-    Variant::ALL
+    Variant::INSERTABLE
 }
 
 fn build(
@@ -122,7 +125,7 @@ proptest! {
 /// a one-sided binomial bound whose false-alarm probability is below 10⁻⁶.
 #[test]
 fn measured_fp_rate_is_under_target() {
-    for &variant in variants() {
+    for &variant in Variant::ALL {
         for (i, &p) in [0.1, 0.01, 0.001].iter().enumerate() {
             check_fp_rate(variant, p, 0xF00D + i as u64, HashFunction::SipHash13);
         }
@@ -133,35 +136,40 @@ fn measured_fp_rate_is_under_target() {
 /// for every variant.
 #[test]
 fn measured_fp_rate_is_under_target_with_xxh3() {
-    for &variant in variants() {
+    for &variant in Variant::ALL {
         check_fp_rate(variant, 0.01, 0xF00D, HashFunction::Xxh3);
     }
 }
 
-/// Fills a `variant` filter for 100,000 keys at `p` hashed with `function`
-/// and checks its measured rate over fresh keys: under the bound, and for
-/// the tightly sized variants not far below `p`.
+/// Builds a `variant` filter from 100,000 keys at `p` hashed with
+/// `function` and checks its measured rate over fresh keys: under the
+/// bound of the target and of the rate it reports (the fuse filter's 2⁻ᶠ),
+/// and for the tightly sized variants not far below `p`.
 fn check_fp_rate(variant: Variant, p: f64, seed: u64, function: HashFunction) {
     let n = 100_000;
     let queries: u64 = if p < 0.005 { 1_000_000 } else { 200_000 };
-    let mut f = variant
+    let keys: Vec<String> = (0..n).map(|i| format!("member-{i}")).collect();
+    let f = variant
         .builder()
         .seed(seed)
         .hash(function)
-        .build(n, p)
+        .build_from(&keys, p)
         .unwrap_or_else(|e| panic!("{variant}: {e}"));
-    for i in 0..n {
-        f.insert_bytes(format!("member-{i}").as_bytes()).unwrap();
-    }
+    assert!(
+        keys.iter().all(|k| f.contains(k)),
+        "{variant}: a key is missing"
+    );
     let fp = (0..queries)
         .filter(|i| f.contains_bytes(format!("query-{i}").as_bytes()))
         .count() as u64;
-    let bound = binomial_upper(queries, p, Z_ONE_SIDED_1E6);
-    assert!(
-        (fp as f64) <= bound,
-        "{variant} ({function}) at p = {p}: {fp} false positives in {queries} queries, \
-         bound {bound:.0}"
-    );
+    for rate in [p, f.fp_rate().min(p)] {
+        let bound = binomial_upper(queries, rate, Z_ONE_SIDED_1E6);
+        assert!(
+            (fp as f64) <= bound,
+            "{variant} ({function}) at p = {p}: {fp} false positives in {queries} queries, \
+             bound {bound:.0} at {rate}"
+        );
+    }
     // The Bloom filters are sized tightly to p, so their rate is not
     // far below it either: a filter much larger than needed would
     // pass the bound while wasting memory. The cuckoo filter takes
@@ -657,8 +665,9 @@ fn atomic_filter_through_approx_set() {
 #[test]
 fn small_filters_meet_their_target() {
     let mut failures = Vec::new();
-    for &variant in variants() {
+    for &variant in Variant::ALL {
         for n in [1u64, 2, 5, 10, 50, 100, 1000] {
+            let keys: Vec<u64> = (0..n).collect();
             for p in [0.1f64, 0.01, 0.001] {
                 // About 600 expected false positives per cell: enough to
                 // see a rate 1.25 times the target at this bound.
@@ -670,10 +679,12 @@ fn small_filters_meet_their_target() {
                 let mut counts = Vec::with_capacity(filters as usize);
                 for seed in 0..filters {
                     let seed = seed ^ (n << 40) ^ ((p.to_bits() & 0xFFFF) << 24);
-                    let mut f = build(variant, n as usize, p, seed);
-                    for i in 0..n {
-                        f.insert(&i).unwrap();
-                    }
+                    let f = variant
+                        .builder()
+                        .seed(seed)
+                        .build_from(&keys, p)
+                        .unwrap_or_else(|e| panic!("{variant}: {e}"));
+                    assert!(keys.iter().all(|k| f.contains(k)), "{variant}, n = {n}");
                     let fp = (0..per_filter)
                         .filter(|j| f.contains(&(u64::MAX - j)))
                         .count();
@@ -700,4 +711,95 @@ fn small_filters_meet_their_target() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every variant built from its keys (the static one in one call, the
+/// others sized for them and filled) finds every key, at every small size
+/// and n = 0 (a filter of one item for the variants that take inserts).
+#[test]
+fn every_variant_built_from_keys_finds_them() {
+    for &variant in Variant::ALL {
+        for n in [0usize, 1, 2, 3, 10, 100, 1000, 5000] {
+            let keys: Vec<String> = (0..n).map(|i| format!("from-{i}")).collect();
+            let f = variant
+                .builder()
+                .seed(n as u64)
+                .build_from(&keys, 0.01)
+                .unwrap();
+            assert!(keys.iter().all(|k| f.contains(k)), "{variant}, n = {n}");
+            assert_eq!(f.len(), n, "{variant}, n = {n}");
+            assert_eq!(f.variant(), variant.name());
+            assert_eq!(Variant::of(&*f), Some(variant));
+        }
+    }
+}
+
+/// Every variant reloads through `load_membership` with the same answers;
+/// `load` opens all but the static one, which it refuses naming
+/// `load_membership`.
+#[test]
+fn every_variant_reloads_as_membership() {
+    let keys: Vec<String> = (0..2000).map(|i| format!("reload-{i}")).collect();
+    for &variant in Variant::ALL {
+        for function in [HashFunction::SipHash13, HashFunction::Xxh3] {
+            let f = variant
+                .builder()
+                .seed(4)
+                .hash(function)
+                .build_from(&keys, 0.01)
+                .unwrap();
+            let bytes = f.to_bytes().unwrap();
+            let g = approxset::load_membership(&bytes).unwrap();
+            assert_eq!(g.to_bytes().unwrap(), bytes, "{variant}");
+            assert_eq!(g.hash_key(), f.hash_key());
+            assert!(keys.iter().all(|k| g.contains(k)), "{variant}");
+            for i in 0..10_000u32 {
+                assert_eq!(g.contains(&i), f.contains(&i), "{variant}");
+            }
+            let from_stream = approxset::read_membership_from(bytes.as_slice()).unwrap();
+            assert_eq!(from_stream.len(), f.len());
+            match approxset::load(&bytes) {
+                Ok(h) => {
+                    assert!(!variant.is_static(), "{variant}");
+                    assert!(keys.iter().all(|k| h.contains(k)), "{variant}");
+                }
+                Err(e) => {
+                    assert!(variant.is_static(), "{variant}: {e}");
+                    assert_eq!(e, Error::StaticFilter { variant: "fuse" });
+                    assert!(e.to_string().contains("load_membership"), "{e}");
+                    assert!(g.as_approx_set().is_none());
+                }
+            }
+        }
+    }
+}
+
+/// The static variant: `build` and `build_deletable` refuse it, with the
+/// function to use named; every other variant is in `INSERTABLE`.
+#[test]
+fn the_static_variant_is_built_from_keys_only() {
+    for &variant in Variant::ALL {
+        assert_eq!(
+            Variant::INSERTABLE.contains(&variant),
+            !variant.is_static(),
+            "{variant}"
+        );
+    }
+    assert!(Variant::Fuse.is_static());
+    let e = Variant::Fuse.build(100, 0.01).err().unwrap();
+    assert_eq!(e, Error::StaticFilter { variant: "fuse" });
+    assert!(e.to_string().contains("build_from"), "{e}");
+    let e = Variant::Fuse.build_deletable(100, 0.01).err().unwrap();
+    assert_eq!(e, Error::DeleteUnsupported { variant: "fuse" });
+    assert_eq!("fuse".parse::<Variant>(), Ok(Variant::Fuse));
+    let d = Variant::Fuse.design(1_000_000, 0.01).unwrap();
+    assert_eq!(d.hashes(), 8);
+    assert!(d.bits_per_key() <= 1.13 * 8.0, "{}", d.bits_per_key());
+    let keys: Vec<u64> = (0..1_000_000).collect();
+    let f = Variant::Fuse
+        .builder()
+        .seed(1)
+        .build_from(&keys, 0.01)
+        .unwrap();
+    assert_eq!(f.memory_bytes() as u64, d.bytes());
 }

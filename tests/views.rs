@@ -13,9 +13,10 @@ use approxset::{
     PartitionedBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
-/// The variants whose payload is flat, which `approxset::view` opens.
+/// The variants whose payload is flat, which `approxset::view` opens (the
+/// static fuse filter has no view yet).
 fn flat() -> impl Iterator<Item = Variant> {
-    Variant::ALL
+    Variant::INSERTABLE
         .iter()
         .copied()
         .filter(|&v| v != Variant::Scalable)
@@ -191,7 +192,9 @@ fn views_of_the_golden_files_answer_as_the_loaded_filters() {
         let bytes = std::fs::read(&path).unwrap();
         let loaded = approxset::load_membership(&bytes).unwrap();
         let what = path.display().to_string();
-        if loaded.variant() == "scalable" {
+        // The scalable filter has no flat payload, the fuse filter no view
+        // yet.
+        if matches!(loaded.variant(), "scalable" | "fuse") {
             let err = approxset::view(&bytes).unwrap_err();
             assert!(
                 matches!(

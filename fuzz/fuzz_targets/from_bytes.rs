@@ -29,5 +29,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(filter.remove_bytes(b"probe"));
         }
     }
+    // Every loadable filter, static ones included, opens read-only.
+    if let Ok(filter) = approxset::load_membership(data) {
+        let _ = filter.contains_bytes(b"probe");
+        let again = filter.to_bytes().expect("every approxset filter serializes");
+        assert!(approxset::load_membership(&again).is_ok());
+    }
     let _ = approxset::read_from(std::io::Cursor::new(data));
 });

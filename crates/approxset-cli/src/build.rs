@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use approxset::{ApproxSet, Variant};
+use approxset::{ApproxSet, Membership, Variant};
 use clap::Args;
 use indicatif::ProgressBar;
 use serde::Serialize;
@@ -23,7 +23,11 @@ Examples:
   approxset build --variant classic --input /usr/share/dict/words --output words.bin
   approxset build --variant counting --fp 0.001 --items 1000000 --input keys.txt --output keys.bin
   sort -u names.txt | approxset build --variant partitioned --seed 7 --input - --output names.bin --json
-  approxset build --variant blocked --hash xxh3 --input trusted-ids.txt --output ids.bin"
+  approxset build --variant blocked --hash xxh3 --input trusted-ids.txt --output ids.bin
+  approxset build --variant fuse --fp 0.0039 --input sstable-keys.txt --output sstable.fuse
+
+A fuse filter is static: it is built from all the keys at once (repeats \
+allowed, held once), holds exactly them, and takes no add or remove after."
 );
 
 /// Keys from which a progress bar is worth showing.
@@ -86,7 +90,8 @@ pub(crate) struct BuildRecord {
     /// The hash function's name (`--hash`).
     #[serde(serialize_with = "output::hash_name")]
     hash: approxset::HashFunction,
-    /// The filter's `len()`: the inserts it accepted, as `info` reports it.
+    /// The filter's `len()`: the inserts it accepted (a static filter: its
+    /// distinct keys), as `info` reports it.
     items: u64,
     /// Keys read from the input and inserted (empty lines skipped).
     keys: u64,
@@ -234,6 +239,24 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     if let Some(seed) = args.seed {
         builder = builder.seed(seed);
     }
+    if args.variant.is_static() {
+        // Every key is read already; the filter is built from all of them
+        // at once, and holds exactly them.
+        if items.is_some() {
+            eprintln!(
+                "warning: --items does not apply to a {} filter, which holds exactly its keys",
+                args.variant
+            );
+        }
+        let keys: Vec<&[u8]> = keys::lines(&data, how).collect();
+        let filter = builder.build_from(&keys, fp).map_err(|e| {
+            CliError::failure(format!(
+                "cannot build '{}': {e}; nothing was written",
+                args.output.display()
+            ))
+        })?;
+        return save(&*filter, args, total, fp, None, json);
+    }
     let mut filter = builder.build(capacity, fp)?;
 
     let bar = if json || total < PROGRESS_FROM {
@@ -253,12 +276,25 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         let held = filter.contains_bytes(refusal.key);
         refused(&args.output, &refusal, total, copies, held)
     })?;
+    let overfill = Overfill::of(&*filter);
+    let target = filter.fp_rate();
+    save(&*filter, args, inserted, target, overfill, json)
+}
 
+/// Saves the built `filter` to `--output`, warns when it is overfilled, and
+/// prints what was built: `keys` read and inserted, at `target`.
+fn save<F: Membership + ?Sized>(
+    filter: &F,
+    args: &BuildArgs,
+    keys: usize,
+    target: f64,
+    overfill: Option<Overfill>,
+    json: bool,
+) -> Result<(), CliError> {
     let bytes = filter
         .to_bytes()
         .map_err(|e| CliError::failure(format!("cannot save '{}': {e}", args.output.display())))?;
     files::replace_locked(&args.output, &bytes, "filter")?;
-    let overfill = Overfill::of(&*filter);
     if let Some(overfill) = overfill {
         overfill.warn(&args.output);
     }
@@ -266,9 +302,9 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         variant: filter.variant().to_owned(),
         hash: filter.hash_key().function(),
         items: filter.len() as u64,
-        keys: inserted as u64,
+        keys: keys as u64,
         capacity: filter.capacity() as u64,
-        target_fp: filter.fp_rate(),
+        target_fp: target,
         estimated_fp: filter.estimated_fp_rate(),
         bytes: filter.memory_bytes() as u64,
         file_bytes: bytes.len() as u64,

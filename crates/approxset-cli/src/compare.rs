@@ -6,7 +6,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use approxset::{ApproxSet, HashFunction, Variant, sizing};
+use approxset::{
+    ApproxSet, HashFunction, Membership, MembershipExt, Variant, VariantBuilder, sizing,
+};
 use clap::Args;
 use serde::Serialize;
 
@@ -156,8 +158,13 @@ trait Keys {
     /// Inserts key `i`.
     fn insert(&self, filter: &mut Filter, i: usize) -> approxset::Result<bool>;
     /// Looks up key `i`.
-    fn contains(&self, filter: &Filter, i: usize) -> bool;
+    fn contains<F: Membership + ?Sized>(&self, filter: &F, i: usize) -> bool;
+    /// A static filter of every key, from `builder`.
+    fn build(&self, builder: &VariantBuilder, fp: f64) -> approxset::Result<Static>;
 }
+
+/// A built static filter.
+type Static = Box<dyn Membership + Send + Sync>;
 
 impl Keys for Vec<u64> {
     fn len(&self) -> usize {
@@ -170,8 +177,12 @@ impl Keys for Vec<u64> {
     }
 
     #[inline]
-    fn contains(&self, filter: &Filter, i: usize) -> bool {
+    fn contains<F: Membership + ?Sized>(&self, filter: &F, i: usize) -> bool {
         filter.contains(&self[i])
+    }
+
+    fn build(&self, builder: &VariantBuilder, fp: f64) -> approxset::Result<Static> {
+        builder.build_from(self, fp)
     }
 }
 
@@ -186,8 +197,13 @@ impl Keys for KeyList {
     }
 
     #[inline]
-    fn contains(&self, filter: &Filter, i: usize) -> bool {
+    fn contains<F: Membership + ?Sized>(&self, filter: &F, i: usize) -> bool {
         filter.contains_bytes(self.get(i))
+    }
+
+    fn build(&self, builder: &VariantBuilder, fp: f64) -> approxset::Result<Static> {
+        let keys: Vec<&[u8]> = (0..KeyList::len(self)).map(|i| self.get(i)).collect();
+        builder.build_from(&keys, fp)
     }
 }
 
@@ -227,7 +243,7 @@ fn fill<K: Keys + ?Sized>(filter: &mut Filter, members: &K) -> Filled {
 }
 
 /// Looks up every key, timing the whole loop: (keys found, ns per lookup).
-fn lookup<K: Keys + ?Sized>(filter: &Filter, keys: &K) -> (u64, f64) {
+fn lookup<K: Keys + ?Sized, F: Membership + ?Sized>(filter: &F, keys: &K) -> (u64, f64) {
     let start = Instant::now();
     let mut found = 0u64;
     for i in 0..keys.len() {
@@ -300,6 +316,10 @@ trait KeysDyn {
     fn lookup_in(&self, filter: &Filter) -> (u64, f64);
     /// Counts the keys not refused that `filter` does not find.
     fn missing(&self, filter: &Filter, refused: &[bool]) -> u64;
+    /// Builds a static filter of these keys: (filter, ns per key).
+    fn build_static(&self, builder: &VariantBuilder, fp: f64) -> approxset::Result<(Static, f64)>;
+    /// Looks these keys up in the static `filter`.
+    fn lookup_in_static(&self, filter: &Static) -> (u64, f64);
 }
 
 impl<K: Keys + ?Sized> KeysDyn for K {
@@ -312,7 +332,17 @@ impl<K: Keys + ?Sized> KeysDyn for K {
     }
 
     fn lookup_in(&self, filter: &Filter) -> (u64, f64) {
-        lookup(filter, self)
+        lookup(&**filter, self)
+    }
+
+    fn build_static(&self, builder: &VariantBuilder, fp: f64) -> approxset::Result<(Static, f64)> {
+        let start = Instant::now();
+        let filter = self.build(builder, fp)?;
+        Ok((filter, per_op(start.elapsed().as_nanos(), self.len())))
+    }
+
+    fn lookup_in_static(&self, filter: &Static) -> (u64, f64) {
+        lookup(&**filter, self)
     }
 
     fn missing(&self, filter: &Filter, refused: &[bool]) -> u64 {
@@ -333,7 +363,29 @@ fn measure(
     notes: &mut Vec<String>,
 ) -> approxset::Result<CompareRow> {
     let n = members.count();
-    let mut filter = variant.builder().seed(seed).hash(hash).build(n, fp)?;
+    let builder = variant.builder().seed(seed).hash(hash);
+    if variant.is_static() {
+        // Built from every member at once: the build's time per key is its
+        // "insert" time.
+        let (filter, insert_ns) = members.build_static(&builder, fp)?;
+        let (found, contains_hit_ns) = members.lookup_in_static(&filter);
+        let (false_positives, contains_miss_ns) = others.lookup_in_static(&filter);
+        let bytes = filter.memory_bytes() as u64;
+        return Ok(CompareRow {
+            variant: variant.to_string(),
+            bits_per_key: bytes as f64 * 8.0 / n as f64,
+            bytes,
+            target_fp: fp,
+            measured_fp: false_positives as f64 / others.count() as f64,
+            false_negatives: n as u64 - found,
+            insert_ns,
+            contains_hit_ns,
+            contains_miss_ns,
+            supports_delete: false,
+            insert_errors: 0,
+        });
+    }
+    let mut filter = builder.build(n, fp)?;
     let filled = members.fill_into(&mut filter);
     let refused = filled.refused.iter().filter(|&&r| r).count() as u64;
     if let Some(e) = &filled.first_error {
@@ -490,7 +542,7 @@ fn chart(rows: &[CompareRow], target: f64) -> Chart {
             } else {
                 format!("{} (no FP measured)", r.variant)
             },
-            colour: plot::colour(i),
+            colour: plot::series_colour(i),
         })
         .collect();
     memory_chart(
@@ -517,7 +569,7 @@ fn references(x: std::ops::Range<f64>, line: Style, dashed: Style) -> Vec<Series
         },
         Series {
             label: Some("lower bound log2(1/p)".to_owned()),
-            colour: plot::colour(7),
+            colour: plot::colour(plot::REFERENCE_COLOUR),
             style: dashed,
             points: curve(|p| -p.log2()),
         },
@@ -558,7 +610,7 @@ fn sweep_chart(rows: &[CompareRow], queries: usize) -> Chart {
             } else {
                 (*name).to_owned()
             }),
-            colour: plot::colour(i),
+            colour: plot::series_colour(i),
             style: Style::LineMarks(plot::mark(i)),
             points,
         });

@@ -47,7 +47,7 @@ pub(crate) struct DesignRow {
     /// Hash functions k, or fingerprint bits for a cuckoo filter (kept so
     /// for compatibility; `fingerprint_bits` names them).
     hashes: u32,
-    /// Fingerprint bits: in the cuckoo filter's row only.
+    /// Fingerprint bits: in the cuckoo and fuse filters' rows only.
     #[serde(skip_serializing_if = "Option::is_none")]
     fingerprint_bits: Option<u32>,
     /// The false-positive rate expected after N insertions.
@@ -63,7 +63,8 @@ impl DesignRow {
             bytes: design.bytes(),
             bits_per_key: design.bits_per_key(),
             hashes: design.hashes(),
-            fingerprint_bits: (variant == Variant::Cuckoo).then(|| design.hashes()),
+            fingerprint_bits: matches!(variant, Variant::Cuckoo | Variant::Fuse)
+                .then(|| design.hashes()),
             expected_fp: design.expected_fp(),
         }
     }
@@ -115,6 +116,10 @@ fn variant_help(variant: Variant) -> String {
         Variant::Blocked => "each key's bits in one 64-byte cache line",
         Variant::SplitBlock => {
             "Parquet's layout: one bit in each 32-bit word of a 256-bit block, k = 8"
+        }
+        Variant::Fuse => {
+            "binary fuse filter: static, built once from all keys, about 1.125·f bits per key \
+             for f = 8, 16 or 32-bit fingerprints; no add or remove"
         }
         _ => "",
     };
@@ -211,7 +216,8 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     let ideal = sizing::optimal_bits_per_key(fp);
     report.notes.extend([
         "hashes: hash functions k (of the first stage for scalable); fp bits: the cuckoo \
-         filter's fingerprint bits (it has no k); bytes: as allocated, in whole 64-bit words"
+         filter's fingerprint bits (it has no k), and the fuse filter's; bytes: as allocated, \
+         in whole 64-bit words"
             .to_owned(),
         format!(
             "reference: the classic optimum -ln p / (ln 2)^2 = {ideal:.2} bits/key with \

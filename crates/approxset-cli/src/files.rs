@@ -227,18 +227,18 @@ pub(crate) fn load_error(path: &Path, error: &approxset::Error) -> CliError {
     CliError::failure(format!("cannot load '{}': {error}", path.display()))
 }
 
-/// Reads and loads the saved filter `path` (any variant); see
-/// [`read_filter`] for `limit`.
+/// Reads and loads the saved filter `path`, of a variant that takes
+/// inserts (for `merge`); see [`read_filter`] for `limit`.
 ///
 /// # Errors
-/// A failure naming the file: unreadable, or not a valid filter.
-pub(crate) fn load_filter(
+/// A failure naming the file: unreadable, not a valid filter, or a static
+/// filter.
+pub(crate) fn load_insertable(
     path: &Path,
     limit: StreamLimit,
-) -> Result<(Box<dyn ApproxSet + Send + Sync>, Vec<u8>), CliError> {
+) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
     let bytes = read_filter(path, limit)?;
-    let filter = approxset::load(&bytes).map_err(|e| load_error(path, &e))?;
-    Ok((filter, bytes))
+    approxset::load(&bytes).map_err(|e| load_error(path, &e))
 }
 
 /// The bytes of a saved filter opened for reading in place: a read-only

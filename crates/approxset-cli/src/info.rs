@@ -81,6 +81,10 @@ const LABELS: &[(&str, &str, Shown)] = &[
     ("nonzero", "nonzero counters", Shown::Count),
     ("saturated", "saturated counters", Shown::Count),
     ("fingerprint_bits", "fingerprint bits", Shown::Count),
+    ("segment_length", "segment length", Shown::Count),
+    ("segment_count", "segments", Shown::Count),
+    ("array_length", "cells", Shown::Count),
+    ("seed", "construction seed", Shown::Count),
     ("buckets", "buckets", Shown::Count),
     ("slots", "slots", Shown::Count),
     ("load", "load factor", Shown::Real),
@@ -226,19 +230,31 @@ mod tests {
     use super::*;
 
     /// The record of a filter of `variant` built with a fixed seed.
+    /// (Sized for 1,000 keys, holding 100; the static one holds its 100.)
     fn record_of(variant: Variant) -> InfoRecord {
-        let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
-        for i in 0..100u32 {
-            f.insert(&i).unwrap();
-        }
-        let bytes = f.to_bytes().unwrap();
-        let header = Header::parse(&bytes).unwrap();
-        let view = approxset::view(&bytes).ok();
-        let from_view = view.map(|v| record("f.bin", &*v, &header, &bytes));
-        let r = record("f.bin", &*f, &header, &bytes);
-        if let Some(v) = from_view {
+        let bytes = if variant.is_static() {
+            let keys: Vec<u32> = (0..100).collect();
+            let f = variant.builder().seed(3).build_from(&keys, 0.01).unwrap();
+            f.to_bytes().unwrap()
+        } else {
+            let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
+            for i in 0..100u32 {
+                f.insert(&i).unwrap();
+            }
+            f.to_bytes().unwrap()
+        };
+        record_of_bytes(&bytes)
+    }
+
+    /// The record of the saved filter `bytes`, loaded as the library loads
+    /// it, and checked to be the record of its view where it has one.
+    fn record_of_bytes(bytes: &[u8]) -> InfoRecord {
+        let header = Header::parse(bytes).unwrap();
+        let f = approxset::load_membership(bytes).unwrap();
+        let r = record("f.bin", &*f, &header, bytes);
+        if let Ok(v) = approxset::view(bytes) {
             assert_eq!(
-                serde_json::to_value(&v).unwrap(),
+                serde_json::to_value(record("f.bin", &*v, &header, bytes)).unwrap(),
                 serde_json::to_value(&r).unwrap(),
                 "a view shows the filter's fields"
             );
@@ -255,6 +271,7 @@ mod tests {
             // another hash function than SipHash).
             let version = match variant {
                 Variant::Blocked | Variant::Cuckoo => 1,
+                Variant::Fuse => 3,
                 _ => 2,
             };
             assert_eq!(r.format_version, version, "{variant}");
@@ -285,7 +302,7 @@ mod tests {
         }
         let bytes = f.to_bytes().unwrap();
         let header = Header::parse(&bytes).unwrap();
-        let r = record("f.bin", &*f, &header, &bytes);
+        let r = record_of_bytes(&bytes);
         assert!(r.overfilled);
         let v = approxset::view(&bytes).unwrap();
         assert!(

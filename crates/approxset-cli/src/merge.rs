@@ -93,9 +93,9 @@ pub(crate) fn run(args: &MergeArgs, json: bool) -> Result<(), CliError> {
         .inputs
         .split_first()
         .ok_or_else(|| CliError::usage("merge needs at least two input files"))?;
-    let (mut merged, _) = files::load_filter(first, files::StreamLimit::default())?;
+    let mut merged = files::load_insertable(first, files::StreamLimit::default())?;
     for path in rest {
-        let (other, _) = files::load_filter(path, files::StreamLimit::default())?;
+        let other = files::load_insertable(path, files::StreamLimit::default())?;
         merged.union_dyn(&*other).map_err(|e| {
             CliError::failure(format!(
                 "cannot merge '{}' into '{}': {e}; nothing was written",

@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn every_bloom_variant_can_overfill() {
-        for &variant in Variant::ALL {
+        for &variant in Variant::INSERTABLE {
             let mut f = variant.builder().seed(1).build(100, 0.01).unwrap();
             for i in 0..100u32 {
                 f.insert(&i).unwrap();

@@ -38,6 +38,16 @@ pub(crate) fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// The palette entry of the reference lower bound (grey).
+pub(crate) const REFERENCE_COLOUR: usize = 7;
+
+/// The colour of the `i`-th data series: the palette without the grey of
+/// the reference lower bound, so no variant's curve looks like it.
+pub(crate) fn series_colour(i: usize) -> RGBColor {
+    let i = i % (PALETTE.len() - 1);
+    colour(if i >= REFERENCE_COLOUR { i + 1 } else { i })
+}
+
 /// Black, for reference series and legend keys.
 pub(crate) const INK: RGBColor = RGBColor(0, 0, 0);
 

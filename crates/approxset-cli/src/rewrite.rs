@@ -35,7 +35,25 @@ pub(crate) fn load_any(
     path: &Path,
     bytes: &[u8],
 ) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
-    approxset::load(bytes).map_err(|e| files::load_error(path, &e))
+    approxset::load(bytes).map_err(|e| match e {
+        approxset::Error::StaticFilter { variant } => static_refusal(path, variant),
+        _ => files::load_error(path, &e),
+    })
+}
+
+/// The error of `add` or `remove` on a static filter, which takes neither:
+/// one line saying why and what to do instead.
+pub(crate) fn static_refusal(path: &Path, variant: &str) -> CliError {
+    CliError::failure(format!(
+        "cannot change '{}': {variant} filters are static: rebuild from all keys with \
+         `approxset build`",
+        path.display()
+    ))
+}
+
+/// Whether the variant named `name` is static.
+fn is_static(name: &str) -> bool {
+    name.parse::<Variant>().is_ok_and(Variant::is_static)
 }
 
 /// Loads a filter that can delete from the `bytes` of the file `path`.
@@ -48,6 +66,9 @@ pub(crate) fn load_deletable(
     bytes: &[u8],
 ) -> Result<Box<dyn Deletable + Send + Sync>, CliError> {
     approxset::load_deletable(bytes).map_err(|e| match e {
+        approxset::Error::DeleteUnsupported { variant } if is_static(variant) => {
+            static_refusal(path, variant)
+        }
         approxset::Error::DeleteUnsupported { .. } => {
             CliError::failure(format!("{e}: '{}' is unchanged", path.display()))
         }
@@ -78,15 +99,18 @@ pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
         )));
     }
     let mut head = [0u8; approxset::format::HEADER_LEN];
-    let looks_fit = File::open(path)
+    let variant = File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && approxset::format::Header::parse(&head)
-            .ok()
-            .and_then(|header| header.variant()?.parse::<Variant>().ok())
-            .is_some_and(|variant| need == Need::Any || variant.supports_delete());
-    if looks_fit {
-        return Ok(());
+        .ok()
+        .and_then(|()| approxset::format::Header::parse(&head).ok())
+        .and_then(|header| header.variant()?.parse::<Variant>().ok());
+    if let Some(variant) = variant {
+        if variant.is_static() {
+            return Err(static_refusal(path, variant.name()));
+        }
+        if need == Need::Any || variant.supports_delete() {
+            return Ok(());
+        }
     }
     let bytes = files::read_filter(path, files::StreamLimit::default())?;
     match need {

@@ -399,8 +399,11 @@ fn compare_sweep_measures_every_variant_at_every_rate() {
         let targets: Vec<f64> = mine.iter().map(|r| num(r, "target_fp")).collect();
         assert_eq!(targets, rates, "{variant}");
         for pair in mine.windows(2) {
+            // The fuse filter's memory steps with its width (8, 16, 32
+            // bits), so over rates that one width meets it stays level.
+            let (low, high) = (num(pair[0], "bits_per_key"), num(pair[1], "bits_per_key"));
             assert!(
-                num(pair[1], "bits_per_key") > num(pair[0], "bits_per_key"),
+                high > low || (variant == "fuse" && high == low),
                 "{variant}: a lower target takes more memory: {} then {}",
                 pair[0],
                 pair[1]
@@ -745,13 +748,16 @@ fn build_query_info_round_trip_for_every_variant() {
         assert_eq!(info["file_bytes"].as_u64(), Some(size));
         // Version 2 where the probes are mixed; blocked and cuckoo files
         // did not change and stay version 1.
-        let version = if matches!(variant.as_str(), "blocked" | "cuckoo") {
-            1
-        } else {
-            2
+        let version = match variant.as_str() {
+            "blocked" | "cuckoo" => 1,
+            // The fuse tag is new in version 3.
+            "fuse" => 3,
+            _ => 2,
         };
         assert_eq!(info["format_version"].as_u64(), Some(version), "{variant}");
-        assert_eq!(num(&info, "target_fp"), 0.01);
+        // A fuse filter reports the rate it gives, 2^-8 for a 1 % target.
+        let target = if variant == "fuse" { 1.0 / 256.0 } else { 0.01 };
+        assert_eq!(num(&info, "target_fp"), target, "{variant}");
         let estimated = num(&info, "estimated_fp");
         assert!(estimated > 0.0 && estimated < 0.05, "{variant}: {info}");
         assert!(info["bytes"].as_u64().unwrap() > 0);
@@ -831,36 +837,38 @@ fn cli_lines_and_library_keys_agree_for_every_hash() {
                 &file,
             ]);
             assert_eq!(built["hash"], hash.name(), "{what}");
-            let mut lib = v
+            let lib = v
                 .builder()
                 .seed(11)
                 .hash(hash)
-                .build(keys.len(), 0.01)
+                .build_from(&keys, 0.01)
                 .unwrap();
-            for k in &keys {
-                lib.insert(k.as_str()).unwrap();
-            }
             let saved = std::fs::read(&file).unwrap();
             assert_eq!(saved, lib.to_bytes().unwrap(), "{what}: the CLI's file");
-            let loaded = approxset::load(&saved).unwrap();
+            let loaded = approxset::load_membership(&saved).unwrap();
             assert_eq!(loaded.hash_key().function(), hash, "{what}");
             assert!(keys.iter().all(|k| loaded.contains(k.as_str())), "{what}");
             let info = json(&["info", "--filter", &file]);
             assert_eq!(info["hash"], hash.name(), "{what}: {info}");
             let version = match (hash, variant.as_str()) {
-                (approxset::HashFunction::Xxh3, _) => 3,
+                (approxset::HashFunction::Xxh3, _) | (_, "fuse") => 3,
                 (_, "blocked" | "cuckoo") => 1,
                 _ => 2,
             };
             assert_eq!(info["format_version"].as_u64(), Some(version), "{what}");
-            // `add` hashes with the file's function.
-            let out = run(&["add", "--filter", &file, "newcomer"]);
-            succeeded(&out, &what);
-            lib.insert("newcomer").unwrap();
-            let after = std::fs::read(&file).unwrap();
-            assert_eq!(after, lib.to_bytes().unwrap(), "{what}: after add");
-            let info = json(&["info", "--filter", &file]);
-            assert_eq!(info["hash"], hash.name(), "{what}: after add");
+            // `add` hashes with the file's function (a static filter takes
+            // none).
+            if !v.is_static() {
+                let out = run(&["add", "--filter", &file, "newcomer"]);
+                succeeded(&out, &what);
+                let mut lib = approxset::load(&lib.to_bytes().unwrap()).unwrap();
+                lib.insert("newcomer").unwrap();
+                let after = std::fs::read(&file).unwrap();
+                assert_eq!(after, lib.to_bytes().unwrap(), "{what}: after add");
+                let info = json(&["info", "--filter", &file]);
+                assert_eq!(info["hash"], hash.name(), "{what}: after add");
+            }
+            let lib = approxset::load_membership(&std::fs::read(&file).unwrap()).unwrap();
             // A file the library saved answers through the CLI.
             let mine = scratch.arg(&format!("lib-{variant}-{hash}.bin"));
             std::fs::write(&mine, lib.to_bytes().unwrap()).unwrap();
@@ -901,7 +909,7 @@ fn check_parameters(file: &str) -> serde_json::Map<String, Value> {
         .as_object()
         .unwrap_or_else(|| panic!("parameters is not an object in {info}"))
         .clone();
-    let filter = approxset::load(&std::fs::read(file).unwrap()).unwrap();
+    let filter = approxset::load_membership(&std::fs::read(file).unwrap()).unwrap();
     let library = filter.parameters();
     let mut got: Vec<&str> = params.keys().map(String::as_str).collect();
     let mut want: Vec<&str> = library.iter().map(|(name, _)| *name).collect();
@@ -1116,7 +1124,11 @@ fn remove_where_the_variant_can_delete() {
         let before = std::fs::read(&file).unwrap();
         if !supports_delete {
             let out = run(&["remove", "--filter", &file, "apple"]);
-            let message = format!("the {variant} variant cannot delete items");
+            let message = if variant == "fuse" {
+                "fuse filters are static: rebuild from all keys with `approxset build`".to_owned()
+            } else {
+                format!("the {variant} variant cannot delete items")
+            };
             assert_fails(&out, 1, &[&message], &variant);
             assert_eq!(
                 std::fs::read(&file).unwrap(),
@@ -1842,7 +1854,8 @@ fn add_to_every_variant_then_query_present() {
     let scratch = Scratch::new("add");
     let words = words();
     let extra = non_words(100);
-    for variant in variants() {
+    // The static fuse filter takes no add (`the_fuse_filter_through_the_cli`).
+    for variant in variants().into_iter().filter(|v| v != "fuse") {
         let file = scratch.arg(&format!("{variant}.bin"));
         // Room for the words and the keys added (a cuckoo table is bounded).
         build_sized(&scratch, &variant, &words, 1000, &file);
@@ -2265,7 +2278,7 @@ fn overfilled_filters_are_named() {
 fn design_names_the_cuckoo_filters_fingerprint_bits() {
     let doc = json(&["design", "--items", "1000000", "--fp", "0.01"]);
     for row in rows(&doc, &DESIGN_FIELDS) {
-        if row["variant"] == "cuckoo" {
+        if row["variant"] == "cuckoo" || row["variant"] == "fuse" {
             let bits = row["fingerprint_bits"].as_u64().expect("fingerprint_bits");
             assert!((4..=32).contains(&bits), "{row}");
             assert_eq!(row["hashes"].as_u64(), Some(bits), "kept for compatibility");
@@ -2375,10 +2388,7 @@ fn a_filter_filled_by_the_library_answers_present_through_the_cli() {
     let scratch = Scratch::new("library-to-cli");
     let keys = cross_path_keys();
     for &variant in approxset::Variant::ALL {
-        let mut filter = variant.builder().seed(11).build(keys.len(), 0.01).unwrap();
-        for key in &keys {
-            filter.insert(key.as_str()).unwrap();
-        }
+        let filter = variant.builder().seed(11).build_from(&keys, 0.01).unwrap();
         let file = scratch.arg(&format!("{variant}.bin"));
         std::fs::write(&file, filter.to_bytes().unwrap()).unwrap();
         assert!(
@@ -2414,7 +2424,7 @@ fn a_filter_built_by_the_cli_answers_contains_through_the_library() {
             "--output",
             &file,
         ]);
-        let filter = approxset::load(&std::fs::read(&file).unwrap()).unwrap();
+        let filter = approxset::load_membership(&std::fs::read(&file).unwrap()).unwrap();
         assert_eq!(filter.variant(), variant.name());
         for key in &keys {
             assert!(filter.contains(key.as_str()), "{variant}: {key:?}");
@@ -2422,8 +2432,13 @@ fn a_filter_built_by_the_cli_answers_contains_through_the_library() {
             assert!(filter.contains(key.as_bytes()), "{variant}: bytes {key:?}");
             assert!(filter.contains_bytes(key.as_bytes()), "{variant}: {key:?}");
         }
-        // Keys added by `add` answer the library the same way.
+        // Keys added by `add` answer the library the same way; a static
+        // filter refuses them.
         let out = run(&["add", "--filter", &file, "added by the cli"]);
+        if variant.is_static() {
+            assert_fails(&out, 1, &["static", "approxset build"], "add to fuse");
+            continue;
+        }
         assert!(out.status.success(), "{variant}");
         let filter = approxset::load(&std::fs::read(&file).unwrap()).unwrap();
         assert!(filter.contains("added by the cli"), "{variant}");
@@ -2836,4 +2851,97 @@ fn query_has_no_parquet_flag_without_the_feature() {
     assert_fails(&out, 2, &["--parquet"], "query --parquet");
     let help = run(&["query", "--help"]);
     assert!(!String::from_utf8_lossy(&help.stdout).contains("--parquet"));
+}
+
+/// The static fuse filter through every command: `build` reads every key
+/// then builds (repeats held once), `query` and `info` read it, `design`
+/// and `compare` show its row, and `add` and `remove` refuse with one line
+/// saying why, exit code 1, the file unchanged.
+#[test]
+fn the_fuse_filter_through_the_cli() {
+    let scratch = Scratch::new("fuse");
+    let input = scratch.path("keys.txt");
+    let keys: Vec<String> = (0..5000).map(|i| format!("sst-{i}")).collect();
+    // Every key twice.
+    std::fs::write(&input, format!("{}\n{}", keys.join("\n"), keys.join("\n"))).unwrap();
+    let file = scratch.arg("keys.fuse");
+    let built = json(&[
+        "build",
+        "--variant",
+        "fuse",
+        "--fp",
+        "0.0039",
+        "--seed",
+        "3",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        &file,
+    ]);
+    assert_eq!(built["variant"], "fuse");
+    assert_eq!(built["keys"], 10_000);
+    assert_eq!(built["items"], 5000);
+    assert_eq!(built["capacity"], 5000);
+    assert_eq!(built["target_fp"], 0.0039);
+    assert_eq!(
+        built["estimated_fp"],
+        1.0 / 65536.0,
+        "0.0039 < 2^-8 needs 16 bits"
+    );
+    assert!(query(&file, &keys).iter().all(|&p| p));
+    assert!(query_stdin(&file, &keys).iter().all(|&p| p));
+    let info = json(&["info", "--filter", &file]);
+    assert_eq!(info["variant"], "fuse");
+    assert_eq!(info["format_version"], 3);
+    assert_eq!(info["supports_delete"], false);
+    assert_eq!(info["parameters"]["fingerprint_bits"], 16);
+    assert!(
+        info["parameters"]["segment_length"]
+            .as_u64()
+            .unwrap()
+            .is_power_of_two()
+    );
+    let before = std::fs::read(&file).unwrap();
+    for command in ["add", "remove"] {
+        let out = run(&[command, "--filter", &file, "sst-1"]);
+        assert_fails(
+            &out,
+            1,
+            &["fuse filters are static: rebuild from all keys with `approxset build`"],
+            command,
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), before, "{command}");
+    }
+    // design: about 1.125·f bits per key.
+    let doc = json(&[
+        "design",
+        "--variant",
+        "fuse",
+        "--items",
+        "1000000",
+        "--fp",
+        "0.0039",
+    ]);
+    let row = &rows(&doc, &DESIGN_FIELDS)[0];
+    assert_eq!(row["variant"], "fuse");
+    assert_eq!(row["fingerprint_bits"], 16);
+    let bits = num(row, "bits_per_key");
+    assert!((18.0..=1.13 * 16.0).contains(&bits), "{row}");
+    // compare: no false negative, a rate under 2^-8 at 1 %.
+    let doc = json(&[
+        "compare",
+        "--variant",
+        "fuse",
+        "--items",
+        "20000",
+        "--fp",
+        "0.01",
+    ]);
+    let row = &rows(&doc, &["variant", "measured_fp", "bits_per_key"])[0];
+    assert_eq!(row["false_negatives"], 0, "{row}");
+    assert!(
+        num(row, "measured_fp") < 0.0039 + tolerance(0.0039, 20_000.0),
+        "{row}"
+    );
+    assert!(num(row, "bits_per_key") < 1.3 * 8.0, "{row}");
 }

@@ -71,6 +71,23 @@ pub enum Error {
         /// Why the next stage cannot be built.
         reason: String,
     },
+    /// A static filter (the binary fuse filter) could not be built: no
+    /// seed tried gave a layout that peels. Only a layout far too small for
+    /// the keys fails this way in practice.
+    ConstructionFailed {
+        /// Seeds tried.
+        attempts: u32,
+        /// Distinct keys the filter was built for.
+        items: usize,
+    },
+    /// A static filter (the binary fuse filter, built once from every key)
+    /// was asked for an operation that inserts: building it empty, loading
+    /// it as an `ApproxSet`, or adding keys. Open it with
+    /// `approxset::load_membership`, build it with `build_from`.
+    StaticFilter {
+        /// The variant's name.
+        variant: &'static str,
+    },
     /// A filter variant cannot delete items, so it cannot be built as a
     /// [`Deletable`](crate::Deletable).
     DeleteUnsupported {
@@ -209,6 +226,16 @@ impl fmt::Display for Error {
                 f,
                 "filter cannot grow further after {stages} stages and {items} items: {reason}"
             ),
+            Error::ConstructionFailed { attempts, items } => write!(
+                f,
+                "could not build the filter for {items} keys: none of {attempts} seeds gave a \
+                 layout that peels"
+            ),
+            Error::StaticFilter { variant } => write!(
+                f,
+                "the {variant} filter is static (built once from every key, it takes no \
+                 inserts): open it with `load_membership`, build it with `build_from`"
+            ),
             Error::DeleteUnsupported { variant } => {
                 write!(f, "the {variant} variant cannot delete items")
             }
@@ -290,6 +317,11 @@ mod tests {
                 reason: "stage 3 would need 65 hash functions".into(),
             },
             Error::DeleteUnsupported { variant: "classic" },
+            Error::StaticFilter { variant: "fuse" },
+            Error::ConstructionFailed {
+                attempts: 100,
+                items: 7,
+            },
             Error::Truncated {
                 needed: 10,
                 available: 3,

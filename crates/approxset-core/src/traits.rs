@@ -126,7 +126,7 @@ pub trait Membership: fmt::Debug {
     /// takes one away. After a [`union_dyn`](ApproxSet::union_dyn) it is
     /// the sum of both counts, after an
     /// [`intersect_dyn`](ApproxSet::intersect_dyn) the smaller one. A
-    /// static filter counts the keys it was built from. For the number of
+    /// static filter counts the distinct keys it was built from. For the number of
     /// distinct items use [`estimated_items`](Self::estimated_items).
     fn len(&self) -> usize;
 

@@ -17,12 +17,12 @@
 //!      0     4  magic "APXS"
 //!      4     2  format version, u16 LE (1, 2 or 3)
 //!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked,
-//!                 7 split-block)
+//!                 7 split-block, 8 fuse)
 //!      7     1  hash function (version 3: 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64); 0 before
 //!      8     8  total length in bytes, checksum included, u64 LE
 //!     16    16  hash key k0, k1, u64 LE each
 //!     32     …  variant parameters (u64 / u32 / f64 LE fields)
-//!      …     …  payload: u64 LE words
+//!      …     …  payload: u64 LE words (a fuse filter: fingerprint bytes, zero-padded to whole words)
 //!  end-8     8  checksum of every byte before it, u64 LE
 //! ```
 
@@ -81,6 +81,9 @@ pub mod tag {
     pub const BLOCKED: u8 = 6;
     /// Split-block Bloom filter (Parquet's layout); new in format version 2.
     pub const SPLIT_BLOCK: u8 = 7;
+    /// Binary fuse filter (static: built once from every key); new in
+    /// format version 3.
+    pub const FUSE: u8 = 8;
 
     /// The variant name of a tag, if it is known.
     pub fn name(tag: u8) -> Option<&'static str> {
@@ -92,6 +95,7 @@ pub mod tag {
             SCALABLE => "scalable",
             BLOCKED => "blocked",
             SPLIT_BLOCK => "split-block",
+            FUSE => "fuse",
             _ => return None,
         })
     }
@@ -195,6 +199,16 @@ impl Writer {
         for w in words {
             self.buf.extend_from_slice(&w.to_le_bytes());
         }
+        self
+    }
+
+    /// Appends raw bytes (a payload of narrower cells than words, such as
+    /// a fuse filter's fingerprints), then zero bytes up to a whole number
+    /// of 8-byte words, so the payload stays word-sized.
+    pub fn bytes_padded(&mut self, bytes: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(bytes);
+        let pad = bytes.len().next_multiple_of(8) - bytes.len();
+        self.buf.resize(self.buf.len() + pad, 0);
         self
     }
 
@@ -644,6 +658,28 @@ impl<'a> Reader<'a> {
         Ok(LeWords::new(bytes).expect("whole words"))
     }
 
+    /// Reads `count` raw bytes written by [`Writer::bytes_padded`] and the
+    /// zero padding after them, borrowed from the input (nothing is
+    /// allocated).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when fewer bytes remain or a padding byte is not 0.
+    pub fn bytes_padded(&mut self, count: u64, what: &str) -> Result<&'a [u8]> {
+        let rest = (self.body.len() - self.pos) as u64;
+        let padded = count.checked_next_multiple_of(8).unwrap_or(u64::MAX);
+        if padded > rest {
+            return Err(Error::corrupt(format!(
+                "{what} claims {count} bytes, the payload has {rest}"
+            )));
+        }
+        let out = self.take(count as usize, what)?;
+        let pad = self.take((padded - count) as usize, what)?;
+        if pad.iter().any(|&b| b != 0) {
+            return Err(Error::corrupt(format!("padding after the {what} is not 0")));
+        }
+        Ok(out)
+    }
+
     /// Bytes left before the checksum.
     pub fn remaining(&self) -> usize {
         self.body.len() - self.pos
@@ -830,6 +866,26 @@ mod tests {
                 .contains("parquet-xxh64 on a classic filter"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn padded_bytes_round_trip_and_check_their_padding() {
+        let mut w = Writer::new(tag::FUSE, HashKey::from_parts(0, 0), 0);
+        w.bytes_padded(&[1, 2, 3]).u64(9);
+        let bytes = w.finish();
+        assert_eq!(bytes.len(), HEADER_LEN + 8 + 8 + CHECKSUM_LEN);
+        let mut r = Reader::open(&bytes).unwrap();
+        assert_eq!(r.bytes_padded(3, "cells").unwrap(), [1, 2, 3]);
+        assert_eq!(r.u64("after").unwrap(), 9);
+        r.finish().unwrap();
+        let mut r = Reader::open(&bytes).unwrap();
+        assert!(r.bytes_padded(17, "cells").is_err());
+        let mut r = Reader::open(&bytes).unwrap();
+        // Reading 2 bytes leaves the third as "padding", which is not 0.
+        let e = r.bytes_padded(2, "cells").unwrap_err();
+        assert!(e.to_string().contains("padding"), "{e}");
+        let mut r = Reader::open(&bytes).unwrap();
+        assert!(r.bytes_padded(u64::MAX, "cells").is_err());
     }
 
     #[test]

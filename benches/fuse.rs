@@ -1,0 +1,244 @@
+//! Binary fuse filters against xorf 0.13's `BinaryFuse8` and
+//! `BinaryFuse16`, with approxset's classic Bloom filter for reference, in
+//! the same run, at n = 10⁶ and 10⁷ random `u64` keys:
+//!
+//! - `build n=N`: construction from precomputed keys (ours from digests,
+//!   xorf from `u64`s), per key; the classic filter's build + fill from the
+//!   same digests at 1 % and 0.39 %;
+//! - `lookup n=N`: contains-hit and contains-miss from a precomputed digest
+//!   (ours, classic) or `u64` (xorf), one key per iteration;
+//! - `batch n=N`: `contains_digests` of 1,024 digests against the simple
+//!   loop over `contains_digest`;
+//! - on stderr, before the timings: each subject's bits per key, measured
+//!   rate, false negatives and peak construction memory (bytes per key
+//!   above what was allocated before, from a counting global allocator).
+//!
+//! Run with `cargo bench -p approxset-benches --bench fuse` (add
+//! `-- --sample-size 10 --measurement-time 5` at 10⁷; `-- 'n=1000000/'`
+//! for one size).
+
+#[allow(dead_code)] // only `keys` and `step` are used here
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use approxset::{BinaryFuseFilter, BloomFilter, Digest, HashKey};
+use common::step;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use xorf::{BinaryFuse8, BinaryFuse16, Filter};
+
+/// The system allocator, counting the bytes live and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call forwards to `System` with the caller's arguments, so
+// the allocator contract is `System`'s; the counters are plain atomics.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as received.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as received.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as received.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            let live = LIVE.fetch_add(new_size, Ordering::Relaxed) + new_size;
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `build` and returns its result with the peak bytes allocated
+/// during it above those live before (the result itself included).
+fn peak<T>(build: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = build();
+    (out, PEAK.load(Ordering::Relaxed) - before)
+}
+
+/// One subject's setup line: bits per key, measured rate, false negatives
+/// and peak construction bytes per key.
+fn report(n: usize, name: &str, bytes: usize, peak: usize, has: impl Fn(usize, bool) -> bool) {
+    let missing = (0..n).filter(|&i| !has(i, true)).count();
+    let probes = n.min(1_000_000);
+    let fp = (0..probes).filter(|&i| has(i, false)).count();
+    eprintln!(
+        "n={n} {name}: {:.3} bits/key, measured fp {:.5} over {probes} fresh keys, \
+         {missing} false negatives, peak construction {:.2} bytes/key",
+        bytes as f64 * 8.0 / n as f64,
+        fp as f64 / probes as f64,
+        peak as f64 / n as f64
+    );
+}
+
+fn ours(digests: &[Digest], fp: f64, key: HashKey) -> BinaryFuseFilter {
+    BinaryFuseFilter::with_fp_rate(fp)
+        .hash_key(key)
+        .build_digests(digests)
+        .unwrap()
+}
+
+fn classic(digests: &[Digest], fp: f64, key: HashKey) -> BloomFilter {
+    let mut f = BloomFilter::with_fp_rate(fp)
+        .hash_key(key)
+        .expected_items(digests.len())
+        .unwrap();
+    for &d in digests {
+        f.insert_digest(d).unwrap();
+    }
+    f
+}
+
+fn bench(c: &mut Criterion) {
+    for n in [1_000_000usize, 10_000_000] {
+        let keys = common::keys(n);
+        let key = HashKey::from_seed(1);
+        let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
+        let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+
+        // Setup lines, with each subject's peak construction memory.
+        let (f8, p) = peak(|| ours(&members, 0.01, key));
+        report(n, "approxset-fuse-8", f8.memory_bytes(), p, |i, hit| {
+            f8.contains_digest(if hit { members[i] } else { others[i] })
+        });
+        let (f16, p) = peak(|| ours(&members, 1e-4, key));
+        report(n, "approxset-fuse-16", f16.memory_bytes(), p, |i, hit| {
+            f16.contains_digest(if hit { members[i] } else { others[i] })
+        });
+        let (x8, p) = peak(|| BinaryFuse8::try_from(&keys.members).unwrap());
+        report(n, "xorf-BinaryFuse8", x8.fingerprints.len(), p, |i, hit| {
+            x8.contains(if hit {
+                &keys.members[i]
+            } else {
+                &keys.others[i]
+            })
+        });
+        let (x16, p) = peak(|| BinaryFuse16::try_from(&keys.members).unwrap());
+        report(
+            n,
+            "xorf-BinaryFuse16",
+            x16.fingerprints.len() * 2,
+            p,
+            |i, hit| {
+                x16.contains(if hit {
+                    &keys.members[i]
+                } else {
+                    &keys.others[i]
+                })
+            },
+        );
+        let (cl, p) = peak(|| classic(&members, 0.01, key));
+        report(n, "approxset-classic-1%", cl.memory_bytes(), p, |i, hit| {
+            cl.contains_digest(if hit { members[i] } else { others[i] })
+        });
+
+        let mut group = c.benchmark_group(format!("build n={n}"));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function("approxset-fuse-8", |b| {
+            b.iter(|| ours(black_box(&members), 0.01, key))
+        });
+        group.bench_function("approxset-fuse-16", |b| {
+            b.iter(|| ours(black_box(&members), 1e-4, key))
+        });
+        group.bench_function("xorf-BinaryFuse8", |b| {
+            b.iter(|| BinaryFuse8::try_from(black_box(&keys.members)).unwrap())
+        });
+        group.bench_function("xorf-BinaryFuse16", |b| {
+            b.iter(|| BinaryFuse16::try_from(black_box(&keys.members)).unwrap())
+        });
+        for (name, fp) in [
+            ("approxset-classic-1%", 0.01),
+            ("approxset-classic-0.39%", 1.0 / 256.0),
+        ] {
+            group.bench_function(name, |b| b.iter(|| classic(black_box(&members), fp, key)));
+        }
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("lookup n={n}"));
+        let mut i = 0usize;
+        for (kind, set, raw) in [
+            ("contains-hit", &members, &keys.members),
+            ("contains-miss", &others, &keys.others),
+        ] {
+            group.bench_function(BenchmarkId::new(kind, "approxset-fuse-8"), |b| {
+                b.iter(|| black_box(f8.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "approxset-fuse-16"), |b| {
+                b.iter(|| black_box(f16.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "xorf-BinaryFuse8"), |b| {
+                b.iter(|| black_box(x8.contains(black_box(&raw[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "xorf-BinaryFuse16"), |b| {
+                b.iter(|| black_box(x16.contains(black_box(&raw[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "approxset-classic-1%"), |b| {
+                b.iter(|| black_box(cl.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+        }
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("batch n={n}"));
+        const BATCH: usize = 1024;
+        group.throughput(Throughput::Elements(BATCH as u64));
+        let mut out = Vec::with_capacity(BATCH);
+        let mut at = 0usize;
+        group.bench_function("approxset-fuse-8/contains_digests", |b| {
+            b.iter(|| {
+                at = (at + BATCH) % (n - BATCH);
+                f8.contains_digests(black_box(&others[at..at + BATCH]), &mut out);
+                black_box(out.len())
+            })
+        });
+        group.bench_function("approxset-fuse-8/loop", |b| {
+            b.iter(|| {
+                at = (at + BATCH) % (n - BATCH);
+                out.clear();
+                out.extend(
+                    others[at..at + BATCH]
+                        .iter()
+                        .map(|&d| f8.contains_digest(d)),
+                );
+                black_box(out.len())
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
