@@ -770,7 +770,15 @@ fn forged_fuse_fields_load_cleanly_or_not_at_all() {
             for value in values(field, original, &mut rng) {
                 let forged = forge(&bytes, field, value);
                 let what = format!("fuse {} = {value:#x}", field.name);
-                match BinaryFuseFilter::from_bytes(&forged) {
+                let owned = BinaryFuseFilter::from_bytes(&forged);
+                // A view opens exactly what loads (the checksum is valid),
+                // and survives use.
+                match (approxset::view(&forged), &owned) {
+                    (Ok(view), Ok(_)) => exercise_view(view.as_ref(), &what),
+                    (Err(v), Err(e)) => assert_eq!(v.to_string(), e.to_string(), "{what}"),
+                    (v, e) => panic!("{what}: view {v:?}, load {e:?}"),
+                }
+                match owned {
                     Ok(g) => {
                         loaded += 1;
                         let hits = keys.iter().filter(|k| g.contains(k)).count();
