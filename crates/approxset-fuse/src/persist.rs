@@ -15,24 +15,6 @@ pub(crate) const FORMAT_VERSION: u16 = 3;
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl BinaryFuseFilter {
-    /// The filter in the versioned binary format (see `docs/format.md`):
-    /// six parameters, then the fingerprints little-endian, zero-padded to
-    /// whole 8-byte words.
-    ///
-    /// # Errors
-    /// None: every filter serializes. The `Result` is the trait's
-    /// signature.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(write(
-            self.key,
-            self.seed,
-            self.layout,
-            self.len,
-            self.fingerprint_bits(),
-            &self.cells.to_le(),
-        ))
-    }
-
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
     /// field checked against the others (so a loaded filter cannot panic
     /// or read out of bounds) and nothing larger than the input allocated.
@@ -116,23 +98,6 @@ impl<'a> BinaryFuseFilterView<'a> {
             len: self.len,
         }
     }
-
-    /// The filter in the binary format: the bytes
-    /// [`BinaryFuseFilter::to_bytes`] gives for the same filter (written
-    /// again, so with a checksum of its own).
-    ///
-    /// # Errors
-    /// None; the `Result` is the trait's signature.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(write(
-            self.key,
-            self.seed,
-            self.layout,
-            self.len,
-            self.fingerprint_bits(),
-            &self.cells.to_le(),
-        ))
-    }
 }
 
 /// A saved filter's fields, every one checked against the others, and its
@@ -202,7 +167,14 @@ impl<'a> Saved<'a> {
 
 /// The saved form of a filter of these fields and cells (`cells` its
 /// `bits`-bit fingerprints, little-endian).
-fn write(key: HashKey, seed: u64, layout: Layout, len: usize, bits: u32, cells: &[u8]) -> Vec<u8> {
+pub(crate) fn write(
+    key: HashKey,
+    seed: u64,
+    layout: Layout,
+    len: usize,
+    bits: u32,
+    cells: &[u8],
+) -> Vec<u8> {
     let mut w = Writer::new(tag::FUSE, key, cells.len() + 48);
     w.require_version(FORMAT_VERSION)
         .u32(bits)
