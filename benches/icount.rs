@@ -30,8 +30,8 @@ use std::hash::Hash;
 use std::hint::black_box;
 
 use approxset::{
-    AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter,
-    HashFunction, Key, SplitBlockBloomFilter,
+    AtomicBloomFilter, BinaryFuseFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
+    CuckooFilter, HashFunction, Key, SplitBlockBloomFilter,
 };
 
 const N: usize = 100_000;
@@ -92,6 +92,8 @@ const VIEWS: &[&str] = &[
     "counting-view",
     "cuckoo-owned",
     "cuckoo-view",
+    "fuse-owned",
+    "fuse-view",
 ];
 
 /// Every lookup mode's name.
@@ -237,6 +239,12 @@ fn view_lookups(op: usize, members: &[u64], others: &[u64]) {
         split.to_bytes().unwrap(),
         counting.to_bytes().unwrap(),
         cuckoo.to_bytes().unwrap(),
+        BinaryFuseFilter::with_fp_rate(FP)
+            .seed(1)
+            .build(members)
+            .unwrap()
+            .to_bytes()
+            .unwrap(),
     ]
     .map(|b| unaligned(&b));
     let bytes = |i: usize| {
@@ -248,6 +256,8 @@ fn view_lookups(op: usize, members: &[u64], others: &[u64]) {
     let split_view = SplitBlockBloomFilter::view(bytes(2)).unwrap();
     let counting_view = CountingBloomFilter::view(bytes(3)).unwrap();
     let cuckoo_view = CuckooFilter::view(bytes(4)).unwrap();
+    let fuse = BinaryFuseFilter::from_bytes(bytes(5)).unwrap();
+    let fuse_view = BinaryFuseFilter::view(bytes(5)).unwrap();
     for _ in 0..ROUNDS {
         for k in others {
             match black_box(op) {
@@ -261,7 +271,9 @@ fn view_lookups(op: usize, members: &[u64], others: &[u64]) {
                 7 => drop(black_box(counting.contains(k))),
                 8 => drop(black_box(counting_view.contains(k))),
                 9 => drop(black_box(cuckoo.contains(k))),
-                _ => drop(black_box(cuckoo_view.contains(k))),
+                10 => drop(black_box(cuckoo_view.contains(k))),
+                11 => drop(black_box(fuse.contains(k))),
+                _ => drop(black_box(fuse_view.contains(k))),
             }
         }
     }

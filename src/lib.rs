@@ -79,7 +79,7 @@ pub use approxset_bloom::{
     PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
 };
 pub use approxset_cuckoo::CuckooFilter;
-pub use approxset_fuse::BinaryFuseFilter;
+pub use approxset_fuse::{BinaryFuseFilter, BinaryFuseFilterView};
 
 pub use approxset_bloom::{
     BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,

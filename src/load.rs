@@ -142,8 +142,8 @@ fn open<B: Opened>(bytes: &[u8]) -> Result<B> {
 /// # Errors
 /// As [`load`], except [`Error::ChecksumMismatch`];
 /// [`Error::Unsupported`] for a scalable filter, whose payload is a chain
-/// of stages rather than one flat array, and (not yet) a fuse filter: load
-/// them instead ([`load_membership`]).
+/// of stages rather than one flat array: load it instead
+/// ([`load_membership`]).
 pub fn view(bytes: &[u8]) -> Result<Box<dyn Membership + Send + Sync + '_>> {
     open_view(bytes, false)
 }
@@ -185,14 +185,7 @@ fn open_view(bytes: &[u8], verified: bool) -> Result<Box<dyn Membership + Send +
                 variant: "scalable",
             });
         }
-        tag::FUSE => {
-            // Its cells could be read in place (docs/format.md); not yet.
-            open_envelope(bytes, verified)?;
-            return Err(Error::Unsupported {
-                operation: "view",
-                variant: "fuse",
-            });
-        }
+        tag::FUSE => view_of!(BinaryFuseFilter),
         _ => {
             open_envelope(bytes, verified)?;
             return Err(Error::UnknownVariant { tag: bytes[6] });

@@ -249,37 +249,49 @@ fn exercise(bytes: &[u8], what: &str) {
     }
 }
 
+/// Calls `check(variant, what, forged)` for a saved filter of every
+/// variant of `variants` (hashed with SipHash-1-3 and XXH3) with each of
+/// its fields pushed to its edges ([`values`]), the checksum made valid.
+fn forge_every_field(
+    variants: &[Variant],
+    rng: &mut u64,
+    mut check: impl FnMut(Variant, &str, &[u8]),
+) {
+    for &variant in variants {
+        for function in [HashFunction::SipHash13, HashFunction::Xxh3] {
+            let bytes = sample_hashed(variant, function);
+            for field in fields(variant, &bytes) {
+                let mut raw = [0u8; 8];
+                raw[..field.width].copy_from_slice(&bytes[field.at..field.at + field.width]);
+                let original = u64::from_le_bytes(raw);
+                for value in values(field, original, rng) {
+                    let forged = forge(&bytes, field, value);
+                    let what = format!("{variant} {} = {value:#x}", field.name);
+                    check(variant, &what, &forged);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn forged_fields_load_cleanly_or_not_at_all() {
     let mut rng = 0xF0F0_1234;
     let mut loaded = 0;
     let mut refused = 0;
-    let samples = Variant::INSERTABLE.iter().flat_map(|&variant| {
-        [HashFunction::SipHash13, HashFunction::Xxh3]
-            .map(|function| (variant, sample_hashed(variant, function)))
-    });
-    for (variant, bytes) in samples {
-        for field in fields(variant, &bytes) {
-            let mut raw = [0u8; 8];
-            raw[..field.width].copy_from_slice(&bytes[field.at..field.at + field.width]);
-            let original = u64::from_le_bytes(raw);
-            for value in values(field, original, &mut rng) {
-                let forged = forge(&bytes, field, value);
-                let what = format!("{variant} {} = {value:#x}", field.name);
-                match approxset::load(&forged) {
-                    Ok(_) => loaded += 1,
-                    Err(e) => {
-                        assert!(
-                            matches!(e, Error::Corrupt { .. } | Error::TooLarge { .. }),
-                            "{what}: {e}"
-                        );
-                        refused += 1;
-                    }
-                }
-                exercise(&forged, &what);
+    forge_every_field(Variant::INSERTABLE, &mut rng, |_, what, forged| {
+        match approxset::load(forged) {
+            Ok(_) => loaded += 1,
+            Err(e) => {
+                assert!(
+                    matches!(e, Error::Corrupt { .. } | Error::TooLarge { .. }),
+                    "{what}: {e}"
+                );
+                refused += 1;
             }
         }
-    }
+        exercise(forged, what);
+    });
     // Both outcomes occur: the forgeries reach the checks and past them.
     assert!(
         loaded > 50 && refused > 50,
@@ -317,53 +329,41 @@ fn exercise_view(view: &dyn Membership, what: &str) {
 fn forged_fields_view_as_they_load() {
     let mut rng = 0x0F0F_4321;
     let (mut opened, mut refused, mut scan_only) = (0, 0, 0);
-    let samples = Variant::INSERTABLE
+    let flat: Vec<Variant> = Variant::INSERTABLE
         .iter()
-        .filter(|&&v| v != Variant::Scalable)
-        .flat_map(|&variant| {
-            [HashFunction::SipHash13, HashFunction::Xxh3]
-                .map(|function| (variant, sample_hashed(variant, function)))
-        });
-    for (variant, bytes) in samples {
-        for field in fields(variant, &bytes) {
-            let mut raw = [0u8; 8];
-            raw[..field.width].copy_from_slice(&bytes[field.at..field.at + field.width]);
-            let original = u64::from_le_bytes(raw);
-            for value in values(field, original, &mut rng) {
-                let forged = forge(&bytes, field, value);
-                let what = format!("{variant} {} = {value:#x}", field.name);
-                let loaded = approxset::load_membership(&forged);
-                match approxset::view(&forged) {
-                    Ok(view) => {
-                        opened += 1;
-                        exercise_view(view.as_ref(), &what);
-                        let verified = approxset::view_verified(&forged);
-                        match (&loaded, verified) {
-                            (Ok(_), Ok(_)) => {}
-                            (Err(e), Err(v)) => assert_eq!(e.to_string(), v.to_string(), "{what}"),
-                            (l, v) => panic!("{what}: load {l:?}, view_verified {v:?}"),
-                        }
-                        if let Err(e) = &loaded {
-                            // Only the scan a view leaves out.
-                            assert!(
-                                variant == Variant::Cuckoo
-                                    && e.to_string().contains("fingerprints stored"),
-                                "{what}: load refuses ({e}), view opens"
-                            );
-                            let typed = approxset::CuckooFilter::view(&forged).unwrap();
-                            assert!(typed.verify().is_err(), "{what}: verify finds it");
-                            scan_only += 1;
-                        }
-                    }
-                    Err(e) => {
-                        refused += 1;
-                        let l = loaded.as_ref().map(|_| ()).unwrap_err();
-                        assert_eq!(e.to_string(), l.to_string(), "{what}: the same error");
-                    }
+        .copied()
+        .filter(|&v| v != Variant::Scalable)
+        .collect();
+    forge_every_field(&flat, &mut rng, |variant, what, forged| {
+        let loaded = approxset::load_membership(forged);
+        match approxset::view(forged) {
+            Ok(view) => {
+                opened += 1;
+                exercise_view(view.as_ref(), what);
+                let verified = approxset::view_verified(forged);
+                match (&loaded, verified) {
+                    (Ok(_), Ok(_)) => {}
+                    (Err(e), Err(v)) => assert_eq!(e.to_string(), v.to_string(), "{what}"),
+                    (l, v) => panic!("{what}: load {l:?}, view_verified {v:?}"),
+                }
+                if let Err(e) = &loaded {
+                    // Only the scan a view leaves out.
+                    assert!(
+                        variant == Variant::Cuckoo && e.to_string().contains("fingerprints stored"),
+                        "{what}: load refuses ({e}), view opens"
+                    );
+                    let typed = approxset::CuckooFilter::view(forged).unwrap();
+                    assert!(typed.verify().is_err(), "{what}: verify finds it");
+                    scan_only += 1;
                 }
             }
+            Err(e) => {
+                refused += 1;
+                let l = loaded.as_ref().map(|_| ()).unwrap_err();
+                assert_eq!(e.to_string(), l.to_string(), "{what}: the same error");
+            }
         }
-    }
+    });
     assert!(
         opened > 50 && refused > 50,
         "{opened} opened, {refused} refused"
@@ -770,7 +770,15 @@ fn forged_fuse_fields_load_cleanly_or_not_at_all() {
             for value in values(field, original, &mut rng) {
                 let forged = forge(&bytes, field, value);
                 let what = format!("fuse {} = {value:#x}", field.name);
-                match BinaryFuseFilter::from_bytes(&forged) {
+                let owned = BinaryFuseFilter::from_bytes(&forged);
+                // A view opens exactly what loads (the checksum is valid),
+                // and survives use.
+                match (approxset::view(&forged), &owned) {
+                    (Ok(view), Ok(_)) => exercise_view(view.as_ref(), &what),
+                    (Err(v), Err(e)) => assert_eq!(v.to_string(), e.to_string(), "{what}"),
+                    (v, e) => panic!("{what}: view {v:?}, load {e:?}"),
+                }
+                match owned {
                     Ok(g) => {
                         loaded += 1;
                         let hits = keys.iter().filter(|k| g.contains(k)).count();

@@ -5,7 +5,7 @@ use std::fmt;
 use approxset_core::{Digest, HashKey, Value};
 
 use crate::construct::fuse_hash;
-use crate::fingerprint::{Cells, Fingerprint, with_cells};
+use crate::fingerprint::{CellRead, Cells, CellsView, Fingerprint, with_cells, with_view};
 use crate::layout::Layout;
 
 /// A binary fuse filter (Graf and Lemire, 2022): the smallest filter of
@@ -48,19 +48,46 @@ pub struct BinaryFuseFilter {
     pub(crate) len: usize,
 }
 
+/// A binary fuse filter read in place from a saved filter's bytes (a
+/// `Vec`, a memory map, a block of a larger file), at any alignment:
+/// [`BinaryFuseFilter::view`] opens it in time independent of its size,
+/// and it answers as the filter it was saved from, with the same code.
+///
+/// ```
+/// # extern crate approxset_fuse as approxset;
+/// use approxset::BinaryFuseFilter;
+///
+/// let filter = BinaryFuseFilter::build(["alice", "bob"], 0.01)?;
+/// let saved = filter.to_bytes()?;
+/// let view = BinaryFuseFilter::view(&saved)?;
+/// assert!(view.contains("alice") && view.contains("bob"));
+/// assert_eq!(view.into_owned(), filter);
+/// # Ok::<(), approxset_fuse::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq)]
+pub struct BinaryFuseFilterView<'a> {
+    /// The whole saved filter, for `verify` and `as_bytes`.
+    pub(crate) file: &'a [u8],
+    pub(crate) cells: CellsView<'a>,
+    pub(crate) layout: Layout,
+    pub(crate) seed: u64,
+    pub(crate) key: HashKey,
+    pub(crate) len: usize,
+}
+
 /// Whether the key of fuse hash `hash` may be in `cells`: three reads,
 /// XOR, compare.
 #[inline(always)]
-fn lookup<F: Fingerprint>(cells: &[F], layout: Layout, hash: u64) -> bool {
+fn lookup<S: CellRead + ?Sized>(cells: &S, layout: Layout, hash: u64) -> bool {
     let [a, b, c] = layout.positions(hash);
-    F::from_hash(hash) ^ cells[a] ^ cells[b] ^ cells[c] == F::default()
+    S::F::from_hash(hash) ^ cells.cell(a) ^ cells.cell(b) ^ cells.cell(c) == S::F::default()
 }
 
 /// [`lookup`] of every digest, the width, layout and seed hoisted out of
 /// the loop.
 #[inline(always)]
-fn lookup_all<F: Fingerprint>(
-    cells: &[F],
+fn lookup_all<S: CellRead + ?Sized>(
+    cells: &S,
     layout: Layout,
     seed: u64,
     digests: &[Digest],
@@ -73,131 +100,199 @@ fn lookup_all<F: Fingerprint>(
     );
 }
 
-impl BinaryFuseFilter {
-    approxset_core::key_methods!(contains);
-
-    /// Whether a precomputed digest (see [`HashKey::digest`]) may be
-    /// present.
-    // Always inlined: some thirty instructions, which a caller's loop
-    // (a benchmark's, an SSTable probe's) otherwise pays a call on.
+/// The lookups of the owned array: the width picked by one predictable
+/// branch, then the generic code.
+impl Cells {
     #[inline(always)]
-    pub fn contains_digest(&self, digest: Digest) -> bool {
-        let hash = fuse_hash(digest.h1(), self.seed);
-        with_cells!(&self.cells, c => lookup(c, self.layout, hash))
+    fn contains(&self, layout: Layout, hash: u64) -> bool {
+        with_cells!(self, c => lookup(&c[..], layout, hash))
     }
 
-    /// [`contains_digest`](Self::contains_digest) of every digest, into
-    /// `out` (cleared first).
-    pub fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(digests.len());
-        with_cells!(&self.cells, c => lookup_all(c, self.layout, self.seed, digests, out));
-    }
-
-    /// The filter's hash key.
-    pub fn hash_key(&self) -> HashKey {
-        self.key
-    }
-
-    /// The distinct keys it holds (keys are told apart by their digest's
-    /// first 64 bits, so two keys in about 2⁶⁵/n² count once).
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether it holds no key.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The keys it holds, [`len`](Self::len): a static filter holds
-    /// exactly what it was built from.
-    pub fn capacity(&self) -> usize {
-        self.len
-    }
-
-    /// The false-positive rate it gives, 2⁻ᶠ for `f`-bit fingerprints: at
-    /// most the target it was built for (which is not stored).
-    pub fn fp_rate(&self) -> f64 {
-        (-f64::from(self.fingerprint_bits())).exp2()
-    }
-
-    /// The false-positive rate, 2⁻ᶠ: it does not depend on the keys.
-    pub fn estimated_fp_rate(&self) -> f64 {
-        self.fp_rate()
-    }
-
-    /// The distinct keys it holds, exactly [`len`](Self::len).
-    pub fn estimated_items(&self) -> f64 {
-        self.len as f64
-    }
-
-    /// Bytes of the fingerprint array: `(c + 2)·L` cells of `f / 8` bytes.
-    pub fn memory_bytes(&self) -> usize {
-        self.cells.memory_bytes()
-    }
-
-    /// Fingerprint width `f` in bits: 8, 16 or 32.
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.cells.bits()
-    }
-
-    /// Segment length `L` in cells (a power of two).
-    pub fn segment_length(&self) -> u32 {
-        self.layout.segment_length()
-    }
-
-    /// Segment count `c`: a key's first cell is in one of `c` segments, its
-    /// others in the two after it.
-    pub fn segment_count(&self) -> u32 {
-        self.layout.segment_count()
-    }
-
-    /// Cells of the array, `(c + 2)·L`.
-    pub fn array_len(&self) -> usize {
-        self.layout.array_len()
-    }
-
-    /// The construction seed that peeled (stored in the file; distinct
-    /// from the hash key).
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// Bits of the array per distinct key (infinite when empty).
-    pub fn bits_per_key(&self) -> f64 {
-        self.memory_bytes() as f64 * 8.0 / self.len as f64
-    }
-
-    /// The parameters by name: `fingerprint_bits`, `segment_length`,
-    /// `segment_count`, `array_length` and `seed`.
-    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            ("fingerprint_bits", self.fingerprint_bits().into()),
-            ("segment_length", self.segment_length().into()),
-            ("segment_count", self.segment_count().into()),
-            ("array_length", self.array_len().into()),
-            ("seed", self.seed.into()),
-        ]
-    }
-
-    /// The name of the variant, `"fuse"`.
-    pub fn variant(&self) -> &'static str {
-        "fuse"
+    #[inline(always)]
+    fn contains_all(&self, layout: Layout, seed: u64, digests: &[Digest], out: &mut Vec<bool>) {
+        with_cells!(self, c => lookup_all(&c[..], layout, seed, digests, out))
     }
 }
 
-impl fmt::Debug for BinaryFuseFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BinaryFuseFilter")
-            .field("fingerprint_bits", &self.fingerprint_bits())
-            .field("segment_length", &self.segment_length())
-            .field("segment_count", &self.segment_count())
-            .field("array_len", &self.array_len())
-            .field("len", &self.len)
-            .field("seed", &self.seed)
-            .finish_non_exhaustive()
+/// The same lookups over the saved bytes.
+impl CellsView<'_> {
+    #[inline(always)]
+    fn contains(&self, layout: Layout, hash: u64) -> bool {
+        with_view!(*self, c => lookup(&c, layout, hash))
+    }
+
+    #[inline(always)]
+    fn contains_all(&self, layout: Layout, seed: u64, digests: &[Digest], out: &mut Vec<bool>) {
+        with_view!(*self, c => lookup_all(&c, layout, seed, digests, out))
     }
 }
+
+/// The lookups and accessors of the filter and of its view, written once
+/// over their common fields (`cells`, with `contains`, `contains_all`,
+/// `bits` and `memory_bytes`; `layout`, `seed`, `key`, `len`).
+macro_rules! fuse_methods {
+    () => {
+        approxset_core::key_methods!(contains);
+
+        /// Whether a precomputed digest (see [`HashKey::digest`]) may be
+        /// present.
+        // Always inlined: some thirty instructions, which a caller's loop
+        // (a benchmark's, an SSTable probe's) otherwise pays a call on.
+        #[inline(always)]
+        pub fn contains_digest(&self, digest: Digest) -> bool {
+            self.cells
+                .contains(self.layout, fuse_hash(digest.h1(), self.seed))
+        }
+
+        /// [`contains_digest`](Self::contains_digest) of every digest, into
+        /// `out` (cleared first).
+        pub fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
+            out.clear();
+            out.reserve(digests.len());
+            self.cells
+                .contains_all(self.layout, self.seed, digests, out);
+        }
+
+        /// The filter's hash key.
+        pub fn hash_key(&self) -> HashKey {
+            self.key
+        }
+
+        /// The distinct keys it holds (keys are told apart by their digest's
+        /// first 64 bits, so two keys in about 2⁶⁵/n² count once).
+        pub fn len(&self) -> usize {
+            self.len
+        }
+
+        /// Whether it holds no key.
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+
+        /// The keys it holds, [`len`](Self::len): a static filter holds
+        /// exactly what it was built from.
+        pub fn capacity(&self) -> usize {
+            self.len
+        }
+
+        /// The false-positive rate it gives, 2⁻ᶠ for `f`-bit fingerprints: at
+        /// most the target it was built for (which is not stored).
+        pub fn fp_rate(&self) -> f64 {
+            (-f64::from(self.fingerprint_bits())).exp2()
+        }
+
+        /// The false-positive rate, 2⁻ᶠ: it does not depend on the keys.
+        pub fn estimated_fp_rate(&self) -> f64 {
+            self.fp_rate()
+        }
+
+        /// The distinct keys it holds, exactly [`len`](Self::len).
+        pub fn estimated_items(&self) -> f64 {
+            self.len as f64
+        }
+
+        /// Bytes of the fingerprint array: `(c + 2)·L` cells of `f / 8` bytes.
+        pub fn memory_bytes(&self) -> usize {
+            self.cells.memory_bytes()
+        }
+
+        /// Fingerprint width `f` in bits: 8, 16 or 32.
+        pub fn fingerprint_bits(&self) -> u32 {
+            self.cells.bits()
+        }
+
+        /// Segment length `L` in cells (a power of two).
+        pub fn segment_length(&self) -> u32 {
+            self.layout.segment_length()
+        }
+
+        /// Segment count `c`: a key's first cell is in one of `c` segments, its
+        /// others in the two after it.
+        pub fn segment_count(&self) -> u32 {
+            self.layout.segment_count()
+        }
+
+        /// Cells of the array, `(c + 2)·L`.
+        pub fn array_len(&self) -> usize {
+            self.layout.array_len()
+        }
+
+        /// The construction seed that peeled (stored in the file; distinct
+        /// from the hash key).
+        pub fn seed(&self) -> u64 {
+            self.seed
+        }
+
+        /// Bits of the array per distinct key (infinite when empty).
+        pub fn bits_per_key(&self) -> f64 {
+            self.memory_bytes() as f64 * 8.0 / self.len as f64
+        }
+
+        /// The parameters by name: `fingerprint_bits`, `segment_length`,
+        /// `segment_count`, `array_length` and `seed`.
+        pub fn parameters(&self) -> Vec<(&'static str, Value)> {
+            vec![
+                ("fingerprint_bits", self.fingerprint_bits().into()),
+                ("segment_length", self.segment_length().into()),
+                ("segment_count", self.segment_count().into()),
+                ("array_length", self.array_len().into()),
+                ("seed", self.seed.into()),
+            ]
+        }
+
+        /// The name of the variant, `"fuse"`.
+        pub fn variant(&self) -> &'static str {
+            "fuse"
+        }
+
+        /// The filter in the versioned binary format (see
+        /// `docs/format.md`): six parameters, then the fingerprints
+        /// little-endian, zero-padded to whole 8-byte words (a view writes
+        /// the bytes of the filter it reads, with a checksum of its own).
+        ///
+        /// # Errors
+        /// None: every filter serializes. The `Result` is the trait's
+        /// signature.
+        pub fn to_bytes(&self) -> approxset_core::Result<Vec<u8>> {
+            Ok(crate::persist::write(
+                self.key,
+                self.seed,
+                self.layout,
+                self.len,
+                self.fingerprint_bits(),
+                &self.cells.to_le(),
+            ))
+        }
+    };
+}
+
+impl BinaryFuseFilter {
+    fuse_methods!();
+}
+
+impl BinaryFuseFilterView<'_> {
+    fuse_methods!();
+}
+
+/// The `Debug` of the filter and of its view, by name.
+macro_rules! fuse_debug {
+    ($ty:ty, $name:expr) => {
+        impl fmt::Debug for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct($name)
+                    .field("fingerprint_bits", &self.fingerprint_bits())
+                    .field("segment_length", &self.segment_length())
+                    .field("segment_count", &self.segment_count())
+                    .field("array_len", &self.array_len())
+                    .field("len", &self.len)
+                    .field("seed", &self.seed)
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+fuse_debug!(BinaryFuseFilter, "BinaryFuseFilter");
+fuse_debug!(BinaryFuseFilterView<'_>, "BinaryFuseFilterView");
 
 approxset_core::impl_membership!([] BinaryFuseFilter, variant = "fuse", batch);
+approxset_core::impl_membership!(borrowed ['a] BinaryFuseFilterView<'a>, variant = "fuse", batch);

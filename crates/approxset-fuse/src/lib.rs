@@ -37,7 +37,7 @@ mod serde_impl;
 pub use approxset_core::{Error, Result};
 pub use builder::{FuseBuilder, MIN_FP_RATE, fingerprint_bits_for, plan};
 pub use construct::MAX_ATTEMPTS;
-pub use filter::BinaryFuseFilter;
+pub use filter::{BinaryFuseFilter, BinaryFuseFilterView};
 pub use layout::MAX_SEGMENT_LENGTH;
 
 #[cfg(test)]

@@ -2,11 +2,12 @@
 //! `approxset_core::format` (tag 8, version 3), and the checks a loaded
 //! filter passes.
 
-use approxset_core::format::{Reader, Writer, tag};
-use approxset_core::{Error, Result};
+use approxset_core::format::{Reader, Writer, tag, verify_checksum};
+use approxset_core::{Error, HashKey, Result};
 
 use crate::BinaryFuseFilter;
-use crate::fingerprint::Cells;
+use crate::filter::BinaryFuseFilterView;
+use crate::fingerprint::{Cells, CellsView};
 use crate::layout::Layout;
 
 /// The first format version with the fuse tag.
@@ -14,27 +15,6 @@ pub(crate) const FORMAT_VERSION: u16 = 3;
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl BinaryFuseFilter {
-    /// The filter in the versioned binary format (see `docs/format.md`):
-    /// six parameters, then the fingerprints little-endian, zero-padded to
-    /// whole 8-byte words.
-    ///
-    /// # Errors
-    /// None: every filter serializes. The `Result` is the trait's
-    /// signature.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut w = Writer::new(tag::FUSE, self.key, self.memory_bytes() + 48);
-        w.require_version(FORMAT_VERSION)
-            .u32(self.fingerprint_bits())
-            .u32(0)
-            .u64(self.seed)
-            .u32(self.layout.segment_length())
-            .u32(self.layout.segment_count())
-            .u64(self.layout.array_len_u64())
-            .u64(self.len as u64)
-            .bytes_padded(&self.cells.to_le());
-        Ok(w.finish())
-    }
-
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
     /// field checked against the others (so a loaded filter cannot panic
     /// or read out of bounds) and nothing larger than the input allocated.
@@ -47,7 +27,95 @@ impl BinaryFuseFilter {
     /// an array length other than `(c + 2)·L` or past 2³² − 1 cells, more
     /// keys than cells, or a payload of the wrong size.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::open_variant(bytes, tag::FUSE)?;
+        let saved = Saved::read(Reader::open_variant(bytes, tag::FUSE)?)?;
+        Ok(BinaryFuseFilter {
+            cells: Cells::from_le(saved.bits, saved.payload),
+            layout: saved.layout,
+            seed: saved.seed,
+            key: saved.key,
+            len: saved.len,
+        })
+    }
+
+    /// A view of a saved filter, answering from `bytes` where they lie (at
+    /// any alignment): every check of [`from_bytes`](Self::from_bytes) but
+    /// the checksum, in time independent of the filter's size. For a file
+    /// this process wrote or one already verified; otherwise
+    /// [`view_verified`](Self::view_verified), or
+    /// [`verify`](BinaryFuseFilterView::verify) once.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes), but for
+    /// [`Error::ChecksumMismatch`].
+    pub fn view(bytes: &[u8]) -> Result<BinaryFuseFilterView<'_>> {
+        let saved = Saved::read(Reader::open_variant_unverified(bytes, tag::FUSE)?)?;
+        Ok(BinaryFuseFilterView {
+            file: bytes,
+            cells: CellsView::new(saved.bits, saved.payload),
+            layout: saved.layout,
+            seed: saved.seed,
+            key: saved.key,
+            len: saved.len,
+        })
+    }
+
+    /// [`view`](Self::view) after every check of
+    /// [`from_bytes`](Self::from_bytes), the checksum included (one read of
+    /// every byte): for bytes from elsewhere.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes).
+    pub fn view_verified(bytes: &[u8]) -> Result<BinaryFuseFilterView<'_>> {
+        Reader::open_variant(bytes, tag::FUSE)?;
+        Self::view(bytes)
+    }
+
+    approxset_core::stream_methods!();
+}
+
+impl<'a> BinaryFuseFilterView<'a> {
+    /// The check [`BinaryFuseFilter::view`] leaves out, the checksum (the
+    /// fuse filter has no other that reads the whole payload).
+    ///
+    /// # Errors
+    /// [`Error::ChecksumMismatch`].
+    pub fn verify(&self) -> Result<()> {
+        verify_checksum(self.file)
+    }
+
+    /// The saved filter the view reads, as it was given.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.file
+    }
+
+    /// The owned filter of the same cells (a copy of the array).
+    pub fn into_owned(self) -> BinaryFuseFilter {
+        BinaryFuseFilter {
+            cells: self.cells.to_cells(),
+            layout: self.layout,
+            seed: self.seed,
+            key: self.key,
+            len: self.len,
+        }
+    }
+}
+
+/// A saved filter's fields, every one checked against the others, and its
+/// payload (the fingerprints' bytes) where it lies.
+struct Saved<'a> {
+    key: HashKey,
+    bits: u32,
+    seed: u64,
+    layout: Layout,
+    len: usize,
+    payload: &'a [u8],
+}
+
+impl<'a> Saved<'a> {
+    /// Reads and checks the parameters and the payload's size from `r`,
+    /// opened with or without its checksum; the one home of the checks of
+    /// both [`BinaryFuseFilter::from_bytes`] and [`BinaryFuseFilter::view`].
+    fn read(mut r: Reader<'a>) -> Result<Self> {
         if r.version() < FORMAT_VERSION {
             return Err(Error::corrupt(format!(
                 "a fuse filter in a version-{} file: the variant is new in version {FORMAT_VERSION}",
@@ -86,14 +154,36 @@ impl BinaryFuseFilter {
         // At most 2³² − 1 cells of 4 bytes: no overflow.
         let payload = r.bytes_padded(array_len * u64::from(bits / 8), "fingerprints")?;
         r.finish()?;
-        Ok(BinaryFuseFilter {
-            cells: Cells::from_le(bits, payload),
-            layout,
-            seed,
+        Ok(Saved {
             key,
+            bits,
+            seed,
+            layout,
             len: len as usize,
+            payload,
         })
     }
+}
 
-    approxset_core::stream_methods!();
+/// The saved form of a filter of these fields and cells (`cells` its
+/// `bits`-bit fingerprints, little-endian).
+pub(crate) fn write(
+    key: HashKey,
+    seed: u64,
+    layout: Layout,
+    len: usize,
+    bits: u32,
+    cells: &[u8],
+) -> Vec<u8> {
+    let mut w = Writer::new(tag::FUSE, key, cells.len() + 48);
+    w.require_version(FORMAT_VERSION)
+        .u32(bits)
+        .u32(0)
+        .u64(seed)
+        .u32(layout.segment_length())
+        .u32(layout.segment_count())
+        .u64(layout.array_len_u64())
+        .u64(len as u64)
+        .bytes_padded(cells);
+    w.finish()
 }
