@@ -231,18 +231,23 @@ trait BlockOp {
 
 /// Whether every mask bit of a key is set in its block (read from the
 /// filter's words or a view's bytes: one 32-byte load either way).
-struct Lookup {
-    block: [u64; BLOCK_WORDS],
+struct Lookup<'a, W: Words + ?Sized> {
+    words: &'a W,
     hash: u64,
 }
 
-impl BlockOp for Lookup {
+impl<W: Words + ?Sized> BlockOp for Lookup<'_, W> {
     type Out = bool;
     #[inline(always)]
     fn apply(self) -> bool {
+        // The block is read here, inside the build that tests it: read by
+        // the caller and passed by value into the AVX2 function, it went
+        // through the stack as four 8-byte stores and one 32-byte load,
+        // which the store buffer cannot forward (twice the time per lookup).
+        let block = block(self.words, self.hash);
         let masks = masks(self.hash);
         // One OR of what is missing, one comparison: no branch per word.
-        let missing = lanes(&self.block)
+        let missing = lanes(&block)
             .iter()
             .zip(masks)
             .fold(0, |missing, (word, mask)| missing | (mask & !word));
@@ -270,7 +275,7 @@ impl<W: Words + ?Sized> BlockOp for Lookups<'_, W> {
         for digest in self.digests {
             let hash = digest.h1();
             let found = Lookup {
-                block: block(self.words, hash),
+                words: self.words,
                 hash,
             }
             .apply();
@@ -412,13 +417,7 @@ pub(crate) fn contains<W: Words + ?Sized>(words: &W, digest: Digest) -> bool {
 #[inline]
 fn contains_on<W: Words + ?Sized>(words: &W, digest: Digest, avx2: bool) -> bool {
     let hash = digest.h1();
-    run(
-        Lookup {
-            block: block(words, hash),
-            hash,
-        },
-        avx2,
-    )
+    run(Lookup { words, hash }, avx2)
 }
 
 /// Appends to `out` whether each of `digests` may be in the filter whose
