@@ -62,7 +62,7 @@ mod serde_impl;
 mod split_block;
 mod view;
 
-pub use approxset_core::{Error, Result};
+pub use approxset_core::{Count, Error, Removal, Result};
 pub use atomic::AtomicBloomFilter;
 pub use blocked::BlockedBloomFilter;
 pub use bloom::Bloom;
