@@ -628,3 +628,300 @@ impl fmt::Debug for SlidingBloomFilter {
 }
 
 approxset_core::impl_approx_set!([] SlidingBloomFilter, variant = "sliding", overfill);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approxset_core::ApproxSet;
+
+    fn filter(window: usize, p: f64) -> SlidingBloomFilter {
+        SlidingBloomFilter::with_fp_rate(p)
+            .seed(7)
+            .window(window)
+            .unwrap()
+    }
+
+    /// The false-positive count a correct filter stays under at a true rate
+    /// of at most `p` over `q` queries: mean plus five standard deviations
+    /// (normal tail below 3·10⁻⁷) plus one for the discreteness.
+    fn bound(q: u64, p: f64) -> u64 {
+        let mean = q as f64 * p;
+        (mean + 5.0 * (mean * (1.0 - p)).sqrt() + 1.0).ceil() as u64
+    }
+
+    #[test]
+    fn the_window_is_never_missing_a_key() {
+        for (w, p) in [(1, 0.01), (2, 0.01), (3, 0.1), (10, 0.01), (1000, 0.001)] {
+            let mut f = filter(w, p);
+            let window = f.window();
+            assert!(window >= w);
+            assert!(f.is_empty() && !f.contains(&0u64));
+            let total = (window * 5).max(50) as u64;
+            for i in 0..total {
+                f.insert(&i).unwrap();
+                let from = (i + 1).saturating_sub(window as u64);
+                // Checked at every insert for small windows, at the worst
+                // moments (a generation full) for the large one.
+                if window <= 20 || f.generation_len() == f.params().generation_size() {
+                    for j in from..=i {
+                        assert!(f.contains(&j), "w {w}: key {j} missing after {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_key_is_forgotten_exactly_after_l_plus_one_generations() {
+        for (w, p) in [(1, 0.01), (10, 0.01), (1000, 0.001)] {
+            let mut f = filter(w, p);
+            let l = f.params().generations();
+            f.insert("x").unwrap();
+            for _ in 0..l {
+                f.advance();
+                assert!(f.contains("x"));
+            }
+            f.advance();
+            // Only x's own bits are set, and fewer than k of them remain in
+            // a row: no run, so certainly absent.
+            assert!(!f.contains("x"), "w {w}");
+        }
+    }
+
+    #[test]
+    fn the_guarantee_in_inserts() {
+        // Inserted more than (l + 1)·g inserts ago: the key's generation is
+        // at least l + 1 back, past the slices that held it.
+        let mut f = filter(100, 0.01);
+        let (l, g) = (f.params().generations(), f.params().generation_size());
+        let horizon = u64::from(l + 1) * g;
+        for i in 0..3 * horizon {
+            f.insert(&i).unwrap();
+        }
+        assert!(f.generation() >= 2 * u64::from(l));
+        assert_eq!(f.len() as u64, u64::from(l) * g + f.generation_len());
+        assert!(f.len() as u64 <= horizon);
+    }
+
+    #[test]
+    fn the_rate_stays_under_the_target_at_the_worst_moment() {
+        for (w, p, q) in [(2_000, 0.01, 200_000u64), (500, 0.05, 100_000)] {
+            let mut f = filter(w, p);
+            let (l, g) = (f.params().generations(), f.params().generation_size());
+            let mut next = 0u64;
+            // Several windows; measure each time a generation is full.
+            let mut worst = 0;
+            for round in 0..3u64 {
+                while f.generation() < u64::from(l + 1) * (round + 1) || f.generation_len() < g {
+                    f.insert(&next).unwrap();
+                    next += 1;
+                }
+                let fp = (0..q)
+                    .filter(|i| f.contains(&(u64::MAX - round * q - i)))
+                    .count() as u64;
+                worst = worst.max(fp);
+                let expected = f.estimated_fp_rate();
+                assert!(expected <= p * 1.3, "fill says {expected}");
+            }
+            assert!(worst <= bound(q, p), "{worst} of {q} at target {p}");
+        }
+    }
+
+    #[test]
+    fn old_keys_answer_yes_no_more_than_the_target() {
+        let (w, p) = (1_000, 0.01);
+        let mut f = filter(w, p);
+        let horizon = u64::from(f.params().generations() + 1) * f.params().generation_size();
+        let old = 50_000u64;
+        for i in 0..old + horizon {
+            f.insert(&i).unwrap();
+        }
+        let fp = (0..old).filter(|i| f.contains(i)).count() as u64;
+        assert!(
+            fp <= bound(old, p),
+            "{fp} of {old} forgotten keys still answer yes"
+        );
+        assert!(fp > 0, "a full filter has some false positives");
+    }
+
+    #[test]
+    fn time_window_remembers_ticks_not_inserts() {
+        let mut f = SlidingBloomFilter::with_fp_rate(0.01)
+            .seed(3)
+            .time_window(100)
+            .window(1_000)
+            .unwrap();
+        let interval = f.generation_interval().unwrap();
+        let l = u64::from(f.params().generations());
+        assert_eq!(f.time_window(), Some(interval * l));
+        assert!(interval * l >= 100);
+        // Many keys in one generation: nothing is shifted out.
+        for i in 0..5_000u32 {
+            f.insert(&i).unwrap();
+        }
+        assert_eq!(f.generation(), 0);
+        assert!((0..5_000u32).all(|i| f.contains(&i)));
+        assert!(f.is_overfilled());
+        // Within T ticks: present; the clock never goes back.
+        assert_eq!(f.advance_to(99).unwrap(), 99 / interval);
+        assert!((0..5_000u32).all(|i| f.contains(&i)));
+        let before = f.clone();
+        assert!(matches!(
+            f.advance_to(50),
+            Err(Error::InvalidParameter { name: "tick", .. })
+        ));
+        assert_eq!(f, before);
+        // Past every slice: all cleared at once, the newest slice where
+        // single steps would put it.
+        let mut stepped = f.clone();
+        let passed = f.advance_to(99 + 1000 * interval).unwrap();
+        for _ in 0..passed {
+            stepped.advance();
+        }
+        assert_eq!(f.generation(), stepped.generation());
+        assert_eq!(f.to_bytes().unwrap(), {
+            let mut s = stepped.clone();
+            s.tick = f.tick;
+            s.to_bytes().unwrap()
+        });
+        assert!(!(0..5_000u32).any(|i| f.contains(&i)));
+        assert!(f.is_empty() && !f.is_overfilled());
+        // A key of tick t is present at t + T − 1 and gone at t + T + interval.
+        f.insert("k").unwrap();
+        let t = f.tick();
+        f.advance_to(t + 99).unwrap();
+        assert!(f.contains("k"));
+        f.advance_to(t + l * interval + interval).unwrap();
+        assert!(!f.contains("k"));
+    }
+
+    #[test]
+    fn a_window_of_inserts_has_no_clock() {
+        let mut f = filter(10, 0.01);
+        assert!(matches!(
+            f.advance_to(5),
+            Err(Error::InvalidParameter { name: "tick", .. })
+        ));
+        assert_eq!(f.time_window(), None);
+        for i in 0..1000u32 {
+            f.insert(&i).unwrap();
+            assert!(!f.is_overfilled());
+        }
+    }
+
+    #[test]
+    fn bytes_round_trip_and_continue_alike() {
+        for ticks in [None, Some(1_000)] {
+            let mut b = SlidingBloomFilter::with_fp_rate(0.01).seed(9);
+            if let Some(t) = ticks {
+                b = b.time_window(t);
+            }
+            let mut f = b.window(300).unwrap();
+            for i in 0..777u32 {
+                f.insert(&i).unwrap();
+                if ticks.is_some() && i % 50 == 0 {
+                    f.advance_to(u64::from(i) * 3).unwrap();
+                }
+            }
+            let bytes = f.to_bytes().unwrap();
+            let mut g = SlidingBloomFilter::from_bytes(&bytes).unwrap();
+            assert_eq!(g, f);
+            assert_eq!(g.len(), f.len());
+            for i in 777..2000u32 {
+                f.insert(&i).unwrap();
+                g.insert(&i).unwrap();
+            }
+            assert_eq!(g, f);
+            let mut stream = Vec::new();
+            g.write_to(&mut stream).unwrap();
+            assert_eq!(SlidingBloomFilter::read_from(&stream[..]).unwrap(), f);
+        }
+    }
+
+    #[test]
+    fn clear_forgets_and_len_counts_the_window() {
+        let mut f = filter(10, 0.01);
+        for i in 0..5u32 {
+            f.insert(&i).unwrap();
+        }
+        assert_eq!(f.len(), 5);
+        f.insert(&0u32).unwrap();
+        assert_eq!(f.len(), 6, "repeats count");
+        f.clear();
+        assert!(f.is_empty() && f.generation() == 0);
+        assert!(!(0..5u32).any(|i| f.contains(&i)));
+        assert_eq!(f.estimated_fp_rate(), 0.0);
+        assert_eq!(f.estimated_items(), 0.0);
+        assert_eq!(f, filter(10, 0.01));
+    }
+
+    #[test]
+    fn estimated_items_follow_the_window() {
+        let mut f = filter(10_000, 0.01);
+        for i in 0..5_000u32 {
+            f.insert(&i).unwrap();
+        }
+        let est = f.estimated_items();
+        assert!((est - 5_000.0).abs() < 250.0, "{est}");
+        for i in 0..100_000u32 {
+            f.insert(&i).unwrap();
+        }
+        // The remembered generations, plus at most k − 1 past them.
+        let est = f.estimated_items();
+        let (len, g) = (f.len() as f64, f.params().generation_size() as f64);
+        let k = f.hashes() as f64;
+        assert!(
+            est > 0.95 * len && est < len + k * g * 1.05,
+            "{est} vs {len}"
+        );
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        let b = || SlidingBloomFilter::with_fp_rate(0.01);
+        assert!(b().window(0).is_err());
+        assert!(SlidingBloomFilter::new(10, 0.0).is_err());
+        assert!(SlidingBloomFilter::new(10, 1.0).is_err());
+        assert!(b().time_window(0).window(10).is_err());
+        assert!(b().time_window(u64::MAX).window(10).is_err());
+        assert!(b().time_window(u64::MAX / 128).window(10).is_ok());
+        assert!(matches!(
+            b().max_bytes(100).window(1_000_000),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(
+            b().hash(approxset_core::HashFunction::ParquetXxh64)
+                .window(10)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn through_the_trait() {
+        let mut f: Box<dyn ApproxSet + Send + Sync> = Box::new(filter(100, 0.01));
+        f.insert("a").unwrap();
+        assert!(f.contains("a"));
+        assert_eq!(f.variant(), "sliding");
+        assert_eq!(
+            f.capacity(),
+            f.as_any()
+                .unwrap()
+                .downcast_ref::<SlidingBloomFilter>()
+                .unwrap()
+                .window()
+        );
+        assert!(f.union_dyn(&filter(100, 0.01)).is_err());
+        let names: Vec<&str> = f.parameters().iter().map(|(n, _)| *n).collect();
+        for name in [
+            "hashes",
+            "generations",
+            "generation_size",
+            "slice_bits",
+            "generation",
+        ] {
+            assert!(names.contains(&name), "{name}");
+        }
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<SlidingBloomFilter>();
+    }
+}
