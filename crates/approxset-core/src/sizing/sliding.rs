@@ -160,21 +160,39 @@ pub fn slice_fill(slice_bits: u64, inserts: u64) -> f64 {
     if slice_bits == 0 {
         return 1.0;
     }
-    -(inserts as f64 * (-1.0 / slice_bits as f64).ln_1p()).exp_m1()
+    fill_after(slice_bits, inserts as f64)
 }
 
 /// The false-positive rate of a sliding filter at its worst moment: just
 /// before a shift, every generation holding `g` keys, so slice `i` (newest
 /// first) holds `g·min(i + 1, k)` keys.
 pub fn fp_rate_sliding(params: SlidingParams) -> f64 {
-    let k = params.hashes;
-    let fills: Vec<f64> = (1..=k)
-        .map(|n| slice_fill(params.slice_bits, params.generation_size * u64::from(n)))
-        .collect();
+    let k = params.hashes as usize;
+    let m = params.slice_bits;
+    // Slices k − 1 and older all hold k generations.
+    let mut fills = [0.0f64; MAX_SLICES as usize];
+    for (n, fill) in fills[..k].iter_mut().enumerate() {
+        *fill = fill_after(m, params.generation_size as f64 * (n + 1) as f64);
+    }
     run_probability(
-        k,
-        (0..params.slices() as usize).map(|i| fills[i.min(k as usize - 1)]),
+        params.hashes,
+        (0..params.slices() as usize).map(|i| fills[i.min(k - 1)]),
     )
+}
+
+/// [`slice_fill`] of a real number of inserts (`g·n` may pass a `u64`).
+fn fill_after(slice_bits: u64, inserts: f64) -> f64 {
+    -(inserts * (-1.0 / slice_bits as f64).ln_1p()).exp_m1()
+}
+
+/// A lower bound on the slice bits `(k, l, g)` needs for `fp_rate`: the
+/// oldest run of `k` slices alone, each holding at least
+/// `g·min(l + 1, k)` keys, must be all set with probability at most the
+/// target.
+fn slice_bits_lower_bound(k: u32, l: u32, g: u64, fp_rate: f64) -> f64 {
+    let least = g as f64 * f64::from((l + 1).min(k));
+    let per_slice = fp_rate.powf(1.0 / f64::from(k));
+    1.0 / -((-per_slice).ln_1p() / least).exp_m1()
 }
 
 /// The least `m` at which `(k, l, g)` meets `fp_rate` at its worst moment,
@@ -250,11 +268,30 @@ pub fn sliding_params(window: usize, fp_rate: f64) -> Result<SlidingParams> {
     validate_fp_rate(fp_rate)?;
     validate_items(window)?;
     let window = window as u64;
-    // (bits, slices, params) of the best so far.
+    // No filter holds W keys at rate p in fewer than W·log₂(1/p) bits.
+    let floor = window as f64 * -fp_rate.log2();
+    if floor > MAX_BITS as f64 {
+        return Err(too_many_bits(floor as u128));
+    }
+    // (bits, slices, params) of the best so far, first a guess near where
+    // the optimum lies (k ≈ ½·log₂(1/p) + 7, k + l near the most slices),
+    // so the lower bound below skips most pairs.
     let mut best: Option<(u128, u32, SlidingParams)> = None;
-    let mut best_k = 0;
+    let guess = (0.5 * -fp_rate.log2() + 7.0)
+        .round()
+        .clamp(1.0, f64::from(MAX_SLICES - 1)) as u32;
+    let l = (MAX_SLICES - guess).saturating_sub(2).max(1);
+    let g = window.div_ceil(u64::from(l));
+    if let Some(m) = least_slice_bits(guess, l, g, fp_rate, g.saturating_mul(u64::from(guess))) {
+        best = Some((
+            u128::from(guess + l) * u128::from(m),
+            guess + l,
+            SlidingParams::new(guess, l, g, m)?,
+        ));
+    }
+    let mut best_k = if best.is_some() { guess } else { 0 };
     for k in 1..MAX_SLICES {
-        if best.is_some() && k > best_k + 3 {
+        if best_k > 0 && k > best_k + 3 {
             break;
         }
         // A slice holds the keys of up to k generations: start near the
@@ -266,6 +303,12 @@ pub fn sliding_params(window: usize, fp_rate: f64) -> Result<SlidingParams> {
             let g = window.div_ceil(u64::from(l));
             hint = (u128::from(hint) * u128::from(g) / u128::from(last_g)).max(1) as u64;
             last_g = g;
+            if let Some((b, _, _)) = best {
+                let least = f64::from(k + l) * slice_bits_lower_bound(k, l, g, fp_rate);
+                if least >= b as f64 {
+                    continue;
+                }
+            }
             let Some(m) = least_slice_bits(k, l, g, fp_rate, hint) else {
                 continue;
             };
@@ -396,6 +439,32 @@ mod tests {
         let m = least_slice_bits(5, 4, 250, 0.01, 1).unwrap();
         let at = |m| fp_rate_sliding(SlidingParams::new(5, 4, 250, m).unwrap());
         assert!(at(m) <= 0.01 && at(m - 1) > 0.01);
+    }
+
+    #[test]
+    fn the_lower_bound_is_below_the_least() {
+        for (k, l, g, p) in [
+            (1, 1, 1, 0.5),
+            (5, 4, 250, 0.01),
+            (12, 50, 20_000, 0.001),
+            (3, 60, 7, 0.2),
+        ] {
+            let m = least_slice_bits(k, l, g, p, 1).unwrap();
+            let lb = slice_bits_lower_bound(k, l, g, p);
+            assert!(lb <= m as f64, "({k}, {l}, {g}, {p}): {lb} > {m}");
+        }
+    }
+
+    #[test]
+    fn huge_windows_are_too_large_not_overflows() {
+        for (w, p) in [(usize::MAX, 1e-4), (1 << 62, 1e-12), (1 << 62, 0.01)] {
+            assert!(
+                matches!(sliding_params(w, p), Err(Error::TooLarge { .. })),
+                "{w} {p}"
+            );
+        }
+        let p = SlidingParams::new(63, 1, u64::MAX / 2, 1 << 56).unwrap();
+        assert!(fp_rate_sliding(p) > 0.99);
     }
 
     #[test]
