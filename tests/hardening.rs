@@ -129,16 +129,17 @@ fn body_fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
                 int("generations", h + 4, 4),
                 int("generation size", h + 8, 8),
                 int("slice bits", h + 16, 8),
-                float("fp_rate", h + 24),
-                int("generation interval", h + 32, 8),
-                int("tick", h + 40, 8),
-                int("generation", h + 48, 8),
-                int("newest slice", h + 56, 8),
+                int("capacity", h + 24, 8),
+                float("fp_rate", h + 32),
+                int("generation interval", h + 40, 8),
+                int("tick", h + 48, 8),
+                int("generation", h + 56, 8),
+                int("newest slice", h + 64, 8),
             ];
             let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
             let slices = (word(h) + word(h + 4)) as usize;
             for i in 0..slices {
-                out.push(int("generation count", h + 64 + 8 * i, 8));
+                out.push(int("generation count", h + 72 + 8 * i, 8));
             }
             out
         }

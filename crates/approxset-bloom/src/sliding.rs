@@ -41,7 +41,7 @@ const FORMAT_VERSION: u16 = 3;
 /// hold the key's bit. Every `g` inserts (a *generation*) the oldest slice
 /// is cleared and becomes the newest. So the keys of the current
 /// generation and the `l` before it are always found: the last
-/// `W = l·g` inserts ([`window`](Self::window)) at least, up to `(l + 1)·g`;
+/// `l·g ≥ W` inserts ([`window`](Self::window)) at least, up to `(l + 1)·g`;
 /// a key older than `(l + 1)·g` inserts no longer has its own `k` bits in a
 /// row and answers yes only as a false positive. `(k, l, g, m)` are the
 /// fewest bits whose rate at the worst moment (just before a shift) is at
@@ -66,6 +66,8 @@ pub struct SlidingBloomFilter {
     interval: u64,
     /// The last tick passed to `advance_to`.
     tick: u64,
+    /// The window asked for: `(g − 1)·l < capacity ≤ g·l`.
+    capacity: usize,
     key: HashKey,
     fp_rate: f64,
 }
@@ -117,6 +119,7 @@ impl SlidingBuilder {
             counts: vec![0; slices],
             interval,
             tick: 0,
+            capacity: window,
             key,
             fp_rate: self.fp_rate,
         })
@@ -338,7 +341,8 @@ impl SlidingBloomFilter {
         Ok(passed)
     }
 
-    /// `W = l·g`: the inserts always remembered (and the capacity).
+    /// `l·g`: the inserts always remembered, at least the
+    /// [`capacity`](Self::capacity) asked for.
     pub fn window(&self) -> usize {
         usize::try_from(self.params.window()).unwrap_or(usize::MAX)
     }
@@ -397,9 +401,10 @@ impl SlidingBloomFilter {
         usize::try_from(total).unwrap_or(usize::MAX)
     }
 
-    /// The window `W` in inserts: what the rate is stated for.
+    /// The window `W` asked for, in inserts (the inserts expected within
+    /// a time window): what the filter is sized for.
     pub fn capacity(&self) -> usize {
-        self.window()
+        self.capacity
     }
 
     /// Whether a generation the filter still holds took more than `g`
@@ -498,6 +503,7 @@ impl SlidingBloomFilter {
             .u32(p.generations())
             .u64(p.generation_size())
             .u64(p.slice_bits())
+            .u64(self.capacity as u64)
             .f64(self.fp_rate)
             .u64(self.interval)
             .u64(self.tick)
@@ -538,6 +544,7 @@ impl SlidingBloomFilter {
         let l = r.u32("generations")?;
         let g = r.u64("generation size")?;
         let m = r.u64("slice bits")?;
+        let capacity = r.usize("capacity")?;
         let fp_rate = r.f64("fp_rate")?;
         let interval = r.u64("generation interval")?;
         let tick = r.u64("tick")?;
@@ -557,6 +564,12 @@ impl SlidingBloomFilter {
         }
         usize::try_from(params.window())
             .map_err(|_| Error::corrupt(format!("window {} does not fit", params.window())))?;
+        // g = ⌈capacity / l⌉, as the builder makes it.
+        if capacity == 0 || (capacity as u64).div_ceil(u64::from(l)) != g {
+            return Err(Error::corrupt(format!(
+                "capacity {capacity} over {l} generations of {g} (g is ⌈capacity / l⌉)"
+            )));
+        }
         if interval == 0 {
             if tick != 0 {
                 return Err(Error::corrupt(format!(
@@ -605,6 +618,7 @@ impl SlidingBloomFilter {
             counts,
             interval,
             tick,
+            capacity,
             key,
             fp_rate,
         })
@@ -619,6 +633,7 @@ impl fmt::Debug for SlidingBloomFilter {
             .field("generations", &self.params.generations())
             .field("generation_size", &self.params.generation_size())
             .field("slice_bits", &self.params.slice_bits())
+            .field("capacity", &self.capacity)
             .field("generation", &self.generation)
             .field("len", &self.len())
             .field("fp_rate", &self.fp_rate)
@@ -902,14 +917,13 @@ mod tests {
         f.insert("a").unwrap();
         assert!(f.contains("a"));
         assert_eq!(f.variant(), "sliding");
-        assert_eq!(
-            f.capacity(),
-            f.as_any()
-                .unwrap()
-                .downcast_ref::<SlidingBloomFilter>()
-                .unwrap()
-                .window()
-        );
+        assert_eq!(f.capacity(), 100);
+        let typed = f
+            .as_any()
+            .unwrap()
+            .downcast_ref::<SlidingBloomFilter>()
+            .unwrap();
+        assert!(typed.window() >= 100);
         assert!(f.union_dyn(&filter(100, 0.01)).is_err());
         let names: Vec<&str> = f.parameters().iter().map(|(n, _)| *n).collect();
         for name in [

@@ -13,6 +13,9 @@
 //! ([`fp_rate_sliding`]). [`sliding_params`] searches `(k, l)` for the
 //! fewest bits `(k + l)·m` whose worst moment meets the target.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use super::{MAX_BITS, too_many_bits, validate_fp_rate, validate_items};
 use crate::error::{Error, Result};
 
@@ -250,7 +253,9 @@ fn least_slice_bits(k: u32, l: u32, g: u64, fp_rate: f64, hint: u64) -> Option<u
 /// `⌈window / l⌉`, so the window remembered, `l·g`, is at least `window`.
 ///
 /// The search tries every `l` for each `k` from 1 (with `k + l ≤
-/// MAX_SLICES`), and stops once `k` is three past the best found.
+/// MAX_SLICES`), and stops once `k` is three past the best found. The last
+/// few hundred answers are kept, so building many filters of one size
+/// searches once.
 ///
 /// ```
 /// # extern crate approxset_core as approxset;
@@ -267,7 +272,32 @@ fn least_slice_bits(k: u32, l: u32, g: u64, fp_rate: f64, hint: u64) -> Option<u
 pub fn sliding_params(window: usize, fp_rate: f64) -> Result<SlidingParams> {
     validate_fp_rate(fp_rate)?;
     validate_items(window)?;
-    let window = window as u64;
+    // The search takes milliseconds, and programs (and tests) build many
+    // filters of one size: remember the last few hundred answers.
+    type Cache = Mutex<HashMap<(usize, u64), SlidingParams>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Cache::default);
+    let key = (window, fp_rate.to_bits());
+    if let Some(&params) = cache
+        .lock()
+        .ok()
+        .and_then(|c| c.get(&key).copied())
+        .as_ref()
+    {
+        return Ok(params);
+    }
+    let params = search(window as u64, fp_rate)?;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= 256 {
+            c.clear();
+        }
+        c.insert(key, params);
+    }
+    Ok(params)
+}
+
+/// The search behind [`sliding_params`], on checked arguments.
+fn search(window: u64, fp_rate: f64) -> Result<SlidingParams> {
     // No filter holds W keys at rate p in fewer than W·log₂(1/p) bits.
     let floor = window as f64 * -fp_rate.log2();
     if floor > MAX_BITS as f64 {
