@@ -53,6 +53,7 @@ mod remove;
 mod rewrite;
 #[cfg(test)]
 mod scratch;
+mod sliding;
 
 use std::fmt;
 use std::io;
