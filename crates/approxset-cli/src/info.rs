@@ -182,10 +182,13 @@ impl Record for InfoRecord {
         if self.overfilled {
             let generation_size = (self.variant == Variant::Sliding.name())
                 .then(|| {
-                    self.parameters.0.iter().find_map(|&(name, value)| match value {
-                        Value::Count(g) if name == "generation_size" => Some(g),
-                        _ => None,
-                    })
+                    self.parameters
+                        .0
+                        .iter()
+                        .find_map(|&(name, value)| match value {
+                            Value::Count(g) if name == "generation_size" => Some(g),
+                            _ => None,
+                        })
                 })
                 .flatten();
             let overfill =
@@ -289,7 +292,7 @@ mod tests {
             // another hash function than SipHash).
             let version = match variant {
                 Variant::Blocked | Variant::Cuckoo => 1,
-                Variant::Fuse => 3,
+                Variant::Fuse | Variant::Sliding => 3,
                 _ => 2,
             };
             assert_eq!(r.format_version, version, "{variant}");

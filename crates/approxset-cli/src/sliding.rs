@@ -17,9 +17,10 @@ use crate::{CliError, files};
 /// What `--help` says of `--time-window`.
 pub(crate) const TIME_WINDOW_HELP: &str = "For --variant sliding: remember the keys of the \
 last T ticks of a clock the commands pass with --tick (seconds, minutes or any unit), instead \
-of the last --items inserts; --items is then the inserts expected within T. The keys of the \
-last T ticks are always found; those older than T + ⌈T/l⌉ ticks are forgotten. Without it the \
-window is the last --items inserts";
+of the last --items inserts; --items is then the inserts expected within T. A generation \
+ends every ⌈T/l⌉ ticks (`info` shows l and the ticks per generation): the keys of the last \
+l·⌈T/l⌉ ≥ T ticks are always found, those older than (l + 1)·⌈T/l⌉ ticks are forgotten. \
+Without it the window is the last --items inserts";
 
 /// What `--help` says of `build --tick`.
 pub(crate) const BUILD_TICK_HELP: &str = "With --time-window: the clock's time when the keys \
@@ -106,7 +107,8 @@ pub(crate) fn load_at(
     bytes: &[u8],
     tick: u64,
 ) -> Result<SlidingBloomFilter, CliError> {
-    let header = approxset::format::Header::parse(bytes).map_err(|e| files::load_error(path, &e))?;
+    let header =
+        approxset::format::Header::parse(bytes).map_err(|e| files::load_error(path, &e))?;
     match header.variant() {
         Some(name) if name == Variant::Sliding.name() => {}
         Some(name) => {
