@@ -54,6 +54,7 @@ mod rewrite;
 #[cfg(test)]
 mod scratch;
 mod sliding;
+mod window;
 
 use std::fmt;
 use std::io;
