@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::keys::KeyList;
 use crate::output::{self, Column, Report, TableRow};
-use crate::plot::{self, Axis, Chart, Scale, Series, Style};
+use crate::plot::{self, Axis, Chart, Mark, Scale, Series, Style};
 use crate::{CliError, DEFAULT_SEED, check_count, check_fp};
 
 /// Examples shown by `approxset experiment sliding --help`.
@@ -117,8 +117,8 @@ pub(crate) struct Summary {
     bits_per_key: f64,
     worst_fp: f64,
     max_measured_fp: f64,
-    max_forgotten_fp: f64,
-    max_gone_fp: f64,
+    just_left_fp: f64,
+    gone_fp: f64,
     false_negatives: u64,
     ring_bits_per_key: Option<f64>,
     ring_max_fp: Option<f64>,
@@ -133,8 +133,8 @@ impl TableRow for Summary {
         Column::number("bits/key"),
         Column::number("worst FP (formula)"),
         Column::number("max measured"),
-        Column::number("max just left"),
-        Column::number("max gone"),
+        Column::number("just left"),
+        Column::number("gone"),
         Column::number("false neg."),
         Column::number("ring bits/key"),
         Column::number("ring max FP"),
@@ -150,8 +150,8 @@ impl TableRow for Summary {
             format!("{:.2}", self.bits_per_key),
             output::rate(self.worst_fp),
             output::rate(self.max_measured_fp),
-            output::rate(self.max_forgotten_fp),
-            output::rate(self.max_gone_fp),
+            output::rate(self.just_left_fp),
+            output::rate(self.gone_fp),
             self.false_negatives.to_string(),
             opt(self.ring_bits_per_key, |b| format!("{b:.2}")),
             opt(self.ring_max_fp, output::rate),
@@ -211,6 +211,16 @@ impl Ring {
 fn rate(digests: &[Digest], present: impl Fn(Digest) -> bool) -> f64 {
     let hits = digests.iter().filter(|&&d| present(d)).count();
     hits as f64 / digests.len().max(1) as f64
+}
+
+/// The rate over every point's queries together: the hits `f` gives
+/// (rate and queries) summed, over the queries summed.
+fn pooled(points: &[Point], f: fn(&Point) -> (Option<f64>, u64)) -> f64 {
+    let (hits, queries) = points.iter().fold((0.0, 0u64), |(h, q), p| match f(p) {
+        (Some(rate), n) => (h + rate * n as f64, q + n),
+        (None, _) => (h, q),
+    });
+    hits / queries.max(1) as f64
 }
 
 /// The digests of `keys` under `key`, or a failure when the memory cannot
@@ -297,8 +307,8 @@ fn stream(
         bits_per_key: filter.memory_bytes() as f64 * 8.0 / window as f64,
         worst_fp: sizing::fp_rate_sliding(params),
         max_measured_fp: max(|p| Some(p.measured_fp)),
-        max_forgotten_fp: max(|p| p.forgotten_fp),
-        max_gone_fp: max(|p| p.gone_fp),
+        just_left_fp: pooled(&points, |p| (p.forgotten_fp, p.forgotten_queries)),
+        gone_fp: pooled(&points, |p| (p.gone_fp, p.gone_queries)),
         false_negatives,
         ring_bits_per_key: ring
             .as_ref()
@@ -363,10 +373,10 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
     ));
     report.notes.push(
         "worst FP: the formula's rate just before a generation ends (every generation full); \
-         max measured: the highest rate on the fresh keys at any point; max just left: on the \
-         generation of members (l + 1)·g to (l + 2)·g inserts old, no longer guaranteed but \
-         with k − 1 of their bits still set; max gone: on members more than (l + k)·g inserts \
-         old, none of whose bits remain; false neg.: keys of the last W missing, summed \
+         max measured: the highest rate on the fresh keys at any point; just left: the rate over \
+         every point's members (l + 1)·g to (l + 2)·g inserts old, no longer guaranteed but \
+         with k − 1 of their bits still set; gone: the rate over every point's members more \
+         than (l + k)·g inserts old, none of whose bits remain; false neg.: keys of the last W missing, summed \
          over the points (always 0)"
             .to_owned(),
     );
@@ -393,80 +403,94 @@ fn chart(summaries: &[Summary], points: &[Point], fp: f64, args: &SlidingArgs) -
     let mut series = Vec::new();
     for (i, s) in summaries.iter().enumerate() {
         let w = s.window;
-        let colour = plot::series_colour(2 * i);
+        let colour = plot::series_colour(i);
         let mine: Vec<&Point> = points.iter().filter(|p| p.window == w).collect();
         let x = |p: &Point| p.inserts as f64 / w as f64;
-        let name = format!("W = {}", output::count(w as u64));
-        series.push(Series {
-            label: Some(format!("{name}: fresh keys")),
-            colour,
-            style: Style::Line,
-            points: mine.iter().map(|p| (x(p), p.measured_fp)).collect(),
-        });
-        series.push(Series {
-            label: Some(format!("{name}: keys that just left ((l+1)g to (l+2)g old)")),
-            colour,
-            style: Style::Points(plot::mark(2 * i + 1)),
-            points: mine
-                .iter()
-                .step_by(4)
-                .filter_map(|p| Some((x(p), p.forgotten_fp?)))
-                .collect(),
-        });
-        series.push(Series {
-            label: Some(format!("{name}: keys older than (l+k)g")),
-            colour,
-            style: Style::Points(plot::mark(2 * i + 2)),
-            points: mine
-                .iter()
-                .step_by(4)
-                .filter_map(|p| Some((x(p), p.gone_fp?)))
-                .collect(),
-        });
+        let curve = |f: fn(&Point) -> Option<f64>, every: usize| -> Vec<(f64, f64)> {
+            mine.iter()
+                .step_by(every)
+                .filter_map(|p| Some((x(p), f(p)?)))
+                .collect()
+        };
+        // The window's colour in the legend; the styles below say what.
         series.push(Series {
             label: Some(format!(
-                "{name}: worst moment, formula (k = {}, l = {}, g = {})",
+                "W = {}: k = {}, l = {}, g = {}, {:.1} bits/key",
+                output::count(w as u64),
                 s.hashes,
                 s.generations,
-                output::count(s.generation_size)
+                output::count(s.generation_size),
+                s.bits_per_key
             )),
+            colour,
+            style: Style::Line,
+            points: curve(|p| Some(p.measured_fp), 1),
+        });
+        series.push(Series {
+            label: None,
+            colour,
+            style: Style::Points(Mark::Ring),
+            points: curve(|p| p.forgotten_fp, 4),
+        });
+        series.push(Series {
+            label: None,
+            colour,
+            style: Style::Points(Mark::Cross),
+            points: curve(|p| p.gone_fp, 4),
+        });
+        series.push(Series {
+            label: None,
             colour,
             style: Style::Dashed,
             points: vec![(0.0, s.worst_fp), (args.passes as f64, s.worst_fp)],
         });
-        if s.ring_max_fp.is_some() {
-            series.push(Series {
-                label: Some(format!(
-                    "{name}: ring of {} Bloom filters ({:.1} bits/key, sliding {:.1})",
-                    args.ring + 1,
-                    s.ring_bits_per_key.unwrap_or(0.0),
-                    s.bits_per_key
-                )),
-                colour: plot::series_colour(2 * i + 1),
-                style: Style::Line,
-                points: mine
-                    .iter()
-                    .filter_map(|p| Some((x(p), p.ring_fp?)))
-                    .collect(),
-            });
-        }
+        series.push(Series {
+            label: None,
+            colour,
+            style: Style::Thin,
+            points: curve(|p| p.ring_fp, 1),
+        });
+    }
+    let key = |label: String, style: Style| Series {
+        label: Some(label),
+        colour: plot::INK,
+        style,
+        points: Vec::new(),
+    };
+    series.extend([
+        key("fresh keys (line)".to_owned(), Style::Line),
+        key(
+            "keys that just left: (l+1)g to (l+2)g inserts old".to_owned(),
+            Style::Points(Mark::Ring),
+        ),
+        key(
+            "keys older than (l+k)g inserts".to_owned(),
+            Style::Points(Mark::Cross),
+        ),
+        key("worst moment, formula".to_owned(), Style::Dashed),
+    ]);
+    if args.ring > 0 {
+        series.push(key(
+            format!(
+                "ring of {} Bloom filters of W/{} keys at p/{}, fresh keys",
+                args.ring + 1,
+                args.ring,
+                args.ring + 1
+            ),
+            Style::Thin,
+        ));
     }
     series.push(Series {
         label: Some(format!("target p = {fp}")),
-        colour: plot::INK,
-        style: Style::Thin,
+        colour: plot::colour(plot::REFERENCE_COLOUR),
+        style: Style::Line,
         points: vec![(0.0, fp), (args.passes as f64, fp)],
     });
-    let values = points
-        .iter()
-        .flat_map(|p| [Some(p.measured_fp), p.forgotten_fp, p.gone_fp, p.ring_fp])
-        .flatten()
-        .filter(|&v| v > 0.0)
-        .chain([fp * 0.1, fp * 3.0]);
-    let y = plot::log_range(values, fp * 0.01);
-    // A rate of 0 has no place on a log axis.
+    // From a tenth of the target (the first inserts, below it, are cut) to
+    // 1, and room above for the legend.
+    let y = fp * 0.1..100.0;
     for s in &mut series {
-        s.points.retain(|&(_, v)| v > 0.0);
+        s.points.retain(|&(_, v)| y.contains(&v));
     }
     Chart {
         title: format!(
@@ -481,8 +505,7 @@ fn chart(summaries: &[Summary], points: &[Point], fp: f64, args: &SlidingArgs) -
         },
         y: Axis {
             label: "false-positive rate (log scale)".to_owned(),
-            // Room above for the legend.
-            range: y.start..(y.end * 30.0).min(1.5),
+            range: y,
             scale: Scale::Log,
         },
         series,
