@@ -117,6 +117,7 @@ pub(crate) struct Summary {
     bits_per_key: f64,
     worst_fp: f64,
     max_measured_fp: f64,
+    mean_measured_fp: f64,
     just_left_fp: f64,
     gone_fp: f64,
     false_negatives: u64,
@@ -133,6 +134,7 @@ impl TableRow for Summary {
         Column::number("bits/key"),
         Column::number("worst FP (formula)"),
         Column::number("max measured"),
+        Column::number("mean"),
         Column::number("just left"),
         Column::number("gone"),
         Column::number("false neg."),
@@ -150,6 +152,7 @@ impl TableRow for Summary {
             format!("{:.2}", self.bits_per_key),
             output::rate(self.worst_fp),
             output::rate(self.max_measured_fp),
+            output::rate(self.mean_measured_fp),
             output::rate(self.just_left_fp),
             output::rate(self.gone_fp),
             self.false_negatives.to_string(),
@@ -307,6 +310,16 @@ fn stream(
         bits_per_key: filter.memory_bytes() as f64 * 8.0 / window as f64,
         worst_fp: sizing::fp_rate_sliding(params),
         max_measured_fp: max(|p| Some(p.measured_fp)),
+        // Over the points from the first generation end on (the filter
+        // full), which the rates of forgotten keys compare with.
+        mean_measured_fp: {
+            let full: Vec<f64> = points
+                .iter()
+                .filter(|p| p.inserts >= horizon)
+                .map(|p| p.measured_fp)
+                .collect();
+            full.iter().sum::<f64>() / full.len().max(1) as f64
+        },
         just_left_fp: pooled(&points, |p| (p.forgotten_fp, p.forgotten_queries)),
         gone_fp: pooled(&points, |p| (p.gone_fp, p.gone_queries)),
         false_negatives,
@@ -373,7 +386,8 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
     ));
     report.notes.push(
         "worst FP: the formula's rate just before a generation ends (every generation full); \
-         max measured: the highest rate on the fresh keys at any point; just left: the rate over \
+         max measured: the highest rate on the fresh keys at any point; mean: their mean once \
+         (l + 1)·g keys are in; just left: the rate over \
          every point's members (l + 1)·g to (l + 2)·g inserts old, no longer guaranteed but \
          with k − 1 of their bits still set; gone: the rate over every point's members more \
          than (l + k)·g inserts old, none of whose bits remain; false neg.: keys of the last W missing, summed \
