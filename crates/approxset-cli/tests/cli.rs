@@ -449,7 +449,7 @@ fn compare_takes_keys_from_a_file() {
 
 #[test]
 fn plots_are_svg_with_labelled_axes() {
-    let cases: [(&str, &[&str], &[&str]); 4] = [
+    let cases: [(&str, &[&str], &[&str]); 5] = [
         (
             "theory.svg",
             &[
@@ -510,6 +510,26 @@ fn plots_are_svg_with_labelled_axes() {
                 "cuckoo",
             ],
         ),
+        (
+            "sliding.svg",
+            &[
+                "experiment",
+                "sliding",
+                "--windows",
+                "500",
+                "--queries",
+                "2000",
+            ],
+            &[
+                "keys inserted, in windows W",
+                "false-positive rate",
+                "W = 500: k = ",
+                "worst moment, formula",
+                "keys that just left",
+                "ring of 5 Bloom filters",
+                "target p = 0.01",
+            ],
+        ),
     ];
     let scratch = Scratch::new("plots");
     for (file, args, texts) in cases {
@@ -537,7 +557,13 @@ fn plots_are_svg_with_labelled_axes() {
     // Only the plots: no temporary file left behind.
     assert_eq!(
         scratch.entries(),
-        ["compare.svg", "optimal-k.svg", "sweep.svg", "theory.svg"]
+        [
+            "compare.svg",
+            "optimal-k.svg",
+            "sliding.svg",
+            "sweep.svg",
+            "theory.svg"
+        ]
     );
 }
 
@@ -3193,4 +3219,49 @@ fn a_sliding_time_window_moves_with_the_tick_given() {
     );
     let info = json(&["info", "--filter", &file]);
     assert_eq!(info["overfilled"], true, "{info}");
+}
+
+#[test]
+fn experiment_sliding_prints_its_series() {
+    let doc = json(&[
+        "experiment",
+        "sliding",
+        "--windows",
+        "200,50",
+        "--queries",
+        "1000",
+        "--passes",
+        "2",
+    ]);
+    let points = doc.as_array().unwrap();
+    for w in [200u64, 50] {
+        let mine: Vec<&Value> = points
+            .iter()
+            .filter(|p| p["window"].as_u64() == Some(w))
+            .collect();
+        assert!(mine.len() >= 8, "W = {w}: {} points", mine.len());
+        // In order, up to passes·W.
+        let inserts: Vec<u64> = mine
+            .iter()
+            .map(|p| p["inserts"].as_u64().unwrap())
+            .collect();
+        assert!(inserts.windows(2).all(|w| w[0] < w[1]), "{inserts:?}");
+        assert_eq!(inserts.last(), Some(&(2 * w)));
+        for p in &mine {
+            for field in [
+                "measured_fp",
+                "estimated_fp",
+                "forgotten_queries",
+                "ring_fp",
+            ] {
+                assert!(p.get(field).is_some(), "{p} lacks {field}");
+            }
+            let fp = p["measured_fp"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&fp), "{p}");
+        }
+    }
+    let out = run(&["experiment", "sliding", "--passes", "0"]);
+    assert_fails(&out, 2, &["--passes"], "passes 0");
+    let out = run(&["experiment", "sliding", "--windows", "0"]);
+    assert_fails(&out, 2, &["--windows"], "window 0");
 }
