@@ -409,14 +409,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          the policy said no to. The reset Bloom filter forgets the whole window at each reset \
          (every {WINDOW} requests); the sliding filter (k = {}, l = {}, g = {}) remembers at \
          least the last l·g = {} requests and at most (l + 1)·g = {}, so it never says no where \
-         the exact window says yes; its extra yeses are false positives (at most p) and requests seen up to \
-         g requests before the window. memory: the filters' bits; the exact window's queue of \
+         the exact window says yes; its extra yeses are false positives (at most p) and objects \
+         last requested just before the window (up to (l + k)·g = {} requests back some of \
+         their bits remain). memory: the filters' bits; the exact window's queue of \
          8-byte ids and its map's buckets (7/8 full at most) of 17 bytes.",
         params.hashes(),
         params.generations(),
         params.generation_size(),
         params.window(),
         params.window() + params.generation_size(),
+        u64::from(params.generations() + params.hashes()) * params.generation_size(),
     );
     Ok(())
 }
