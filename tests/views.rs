@@ -13,13 +13,14 @@ use approxset::{
     HashFunction, PartitionedBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
-/// The variants whose payload is flat, which `approxset::view` opens:
-/// all but the scalable filter.
+/// The variants `approxset::view` opens: all but the scalable filter
+/// (a chain of stages) and the sliding filter (no view yet; see
+/// `docs/format.md`, "Views").
 fn flat() -> impl Iterator<Item = Variant> {
     Variant::ALL
         .iter()
         .copied()
-        .filter(|&v| v != Variant::Scalable)
+        .filter(|&v| v != Variant::Scalable && v != Variant::Sliding)
 }
 
 /// A filter of `variant` built from 1,500 keys at 5 %, and the keys.
@@ -143,7 +144,7 @@ fn typed_views_verify_and_copy_back() {
     assert!(view.contains(&7u32) && view.contains_bytes(&7u32.to_le_bytes()));
     let mut owned = view.clone().into_owned().unwrap();
     assert_eq!(owned, CountingBloomFilter::from_bytes(&bytes).unwrap());
-    assert!(owned.remove(&7u32), "the copy deletes");
+    assert!(owned.remove(&7u32).is_removed(), "the copy deletes");
     assert!(view.contains(&7u32), "the view is unchanged");
 
     macro_rules! round_trip {
@@ -212,8 +213,9 @@ fn views_of_the_golden_files_answer_as_the_loaded_filters() {
         let bytes = std::fs::read(&path).unwrap();
         let loaded = approxset::load_membership(&bytes).unwrap();
         let what = path.display().to_string();
-        // The scalable filter has no flat payload.
-        if loaded.variant() == "scalable" {
+        // The scalable filter has no flat payload; the sliding filter no
+        // view yet.
+        if loaded.variant() == "scalable" || loaded.variant() == "sliding" {
             let err = approxset::view(&bytes).unwrap_err();
             assert!(
                 matches!(

@@ -6,7 +6,7 @@ use std::fmt;
 
 use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::sizing::{
-    Plan, SlidingParams, run_probability, sliding_params, validate_fp_rate,
+    Plan, SlidingParams, run_probability, sliding_params, validate_bloom_fp_rate,
 };
 use approxset_core::{BuildOptions, Digest, Error, HashKey, ProbeScheme, Result, Value};
 
@@ -99,8 +99,9 @@ impl SlidingBuilder {
     /// false-positive rate of at most the target at every moment.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for `fp_rate` outside (0, 1), a window
-    /// or time window of 0, or naming `hash` for Parquet's xxHash64
+    /// [`Error::InvalidParameter`] for `fp_rate` outside (0, 1) or below
+    /// [`MIN_FP_RATE`](approxset_core::sizing::MIN_FP_RATE), a window or
+    /// time window of 0, or naming `hash` for Parquet's xxHash64
     /// ([`BuildOptions::key_for`]); [`Error::TooLarge`] or
     /// [`Error::AllocationFailed`] when the bits do not fit.
     pub fn window(self, window: usize) -> Result<SlidingBloomFilter> {
@@ -181,7 +182,6 @@ impl SlidingBloomFilter {
     /// # Errors
     /// As [`SlidingBuilder::window`], except that nothing is allocated.
     pub fn plan(window: usize, fp_rate: f64) -> Result<Plan> {
-        validate_fp_rate(fp_rate)?;
         let params = sliding_params(window, fp_rate)?;
         Ok(Plan::new(
             window,
@@ -552,7 +552,7 @@ impl SlidingBloomFilter {
         let newest = r.u64("newest slice")?;
         let corrupt = |e: Error| Error::corrupt(e.to_string());
         let params = SlidingParams::new(k, l, g, m).map_err(corrupt)?;
-        validate_fp_rate(fp_rate).map_err(corrupt)?;
+        validate_bloom_fp_rate(fp_rate).map_err(corrupt)?;
         // The sizes must meet the target they were built for (a loose
         // margin for another platform's last bits of rounding).
         let worst = params.fp_rate();

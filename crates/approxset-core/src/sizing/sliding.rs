@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use super::{MAX_BITS, too_many_bits, validate_fp_rate, validate_items};
+use super::{MAX_BITS, too_many_bits, validate_bloom_fp_rate, validate_items};
 use crate::error::{Error, Result};
 
 /// The most slices (`k + l`) a sliding filter has: a query reads at most
@@ -268,9 +268,10 @@ fn least_slice_bits(k: u32, l: u32, g: u64, fp_rate: f64, hint: u64) -> Option<u
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for `window` = 0 or `fp_rate` outside
-/// (0, 1); [`Error::TooLarge`] when no filter fits [`MAX_BITS`].
+/// (0, 1) or below [`MIN_FP_RATE`](super::MIN_FP_RATE), as for every Bloom
+/// filter; [`Error::TooLarge`] when no filter fits [`MAX_BITS`].
 pub fn sliding_params(window: usize, fp_rate: f64) -> Result<SlidingParams> {
-    validate_fp_rate(fp_rate)?;
+    validate_bloom_fp_rate(fp_rate)?;
     validate_items(window)?;
     // The search takes milliseconds, and programs (and tests) build many
     // filters of one size: remember the last few hundred answers.
