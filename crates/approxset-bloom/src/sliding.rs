@@ -642,6 +642,16 @@ impl fmt::Debug for SlidingBloomFilter {
     }
 }
 
+/// Inserts every item (an insert never fails), moving the window on.
+impl<T: approxset_core::Key> Extend<T> for SlidingBloomFilter {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for item in iter {
+            // Infallible: the filter always has room.
+            let _ = self.insert(&item);
+        }
+    }
+}
+
 approxset_core::impl_approx_set!([] SlidingBloomFilter, variant = "sliding", overfill);
 
 #[cfg(test)]
@@ -935,7 +945,10 @@ mod tests {
         ] {
             assert!(names.contains(&name), "{name}");
         }
-        fn send_sync<T: Send + Sync>() {}
-        send_sync::<SlidingBloomFilter>();
+        fn traits<T: Send + Sync + Clone + fmt::Debug + PartialEq + Extend<u32>>() {}
+        traits::<SlidingBloomFilter>();
+        let mut g = filter(100, 0.01);
+        g.extend(0..50u32);
+        assert!((0..50u32).all(|i| g.contains(&i)) && g.len() == 50);
     }
 }

@@ -515,10 +515,16 @@ impl Digest {
     /// another order than the sequence's (the sliding filter's slices).
     #[inline]
     pub const fn probe(self, i: u32) -> u64 {
-        let wide = i as u128;
-        // Exact in 128 bits for every u32, then taken modulo 2⁶⁴ as the
-        // recurrence's wrapping sums are.
-        let tail = ((wide * wide * wide - wide) / 6) as u64;
+        // (i³ − i)/6 exactly, then modulo 2⁶⁴ as the recurrence's wrapping
+        // sums are: in 64 bits while i³ fits (every filter's probe count),
+        // in 128 bits past it (a 128-bit division is a library call).
+        let tail = if i < 1 << 21 {
+            let i = i as u64;
+            (i * i * i - i) / 6
+        } else {
+            let wide = i as u128;
+            ((wide * wide * wide - wide) / 6) as u64
+        };
         self.h1
             .wrapping_add((i as u64).wrapping_mul(self.h2 | 1))
             .wrapping_add(tail)
@@ -817,9 +823,12 @@ mod tests {
                 assert_eq!(d.probe(i as u32), x, "probe {i}");
             }
         }
-        // Far out, against the recurrence stepped by hand.
+        // Far out, against the recurrence stepped by hand, on both sides
+        // of the switch to 128 bits.
         let d = Digest::new(u64::MAX, u64::MAX);
-        assert_eq!(d.probe(100_000), d.probes().nth(100_000).unwrap());
+        for i in [100_000u32, (1 << 21) - 1, 1 << 21, 3_000_000] {
+            assert_eq!(d.probe(i), d.probes().nth(i as usize).unwrap(), "{i}");
+        }
     }
 
     #[test]
