@@ -113,14 +113,9 @@ pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
     };
     let (rows, overfill) = rewrite::update(&args.filter, load, |filter| {
         let mut rows = Vec::with_capacity(total);
-        // A sliding filter sets a key's bits in its newest slices, which
-        // a key it holds in older ones need not have: its insert reports a
-        // change, so whether it held the key is asked first.
-        let windowed = filter.variant() == approxset::Variant::Sliding.name();
         for key in keys {
-            let held = windowed && filter.contains_bytes(&key);
             match filter.insert_bytes(&key) {
-                Ok(changed) => rows.push((key, changed && !held)),
+                Ok(new) => rows.push((key, new)),
                 Err(error) => {
                     return Err(refused(&args.filter, &key, rows.len(), total, &error));
                 }
