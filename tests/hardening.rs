@@ -137,8 +137,8 @@ fn body_fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
                 int("newest slice", h + 64, 8),
             ];
             let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-            let slices = (word(h) + word(h + 4)) as usize;
-            for i in 0..slices {
+            let blocks = word(h + 4) as usize + 1;
+            for i in 0..blocks {
                 out.push(int("generation count", h + 72 + 8 * i, 8));
             }
             out

@@ -34,7 +34,8 @@ pub use blocked::{
 };
 pub use occupancy::fp_rate_classic;
 pub use sliding::{
-    MAX_SLICES, SlidingParams, fp_rate_sliding, run_probability, slice_fill, sliding_params,
+    MAX_SLICES, SlidingParams, any_block_rate, fp_rate_sliding, sliding_params,
+    sliding_params_with_generations,
 };
 
 /// The largest number of hash functions a filter accepts (`p ≈ 5·10⁻²⁰` at
@@ -368,9 +369,28 @@ pub fn partitioned_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
 fn least_params(items: usize, fp_rate: f64, partitioned: bool) -> Result<BloomParams> {
     validate_items(items)?;
     validate_bloom_fp_rate(fp_rate)?;
-    let n = items as u64;
+    least_units(items as u64, fp_rate, partitioned, hash_candidates(fp_rate)?)
+}
+
+/// The classic filter of the fewest bits holding `items ≥ 1` items at a
+/// rate of at most `fp_rate` in (0, 1), which may be below [`MIN_FP_RATE`]
+/// (a block of the sliding filter's ring): `k` is capped at
+/// [`MAX_HASHES`], and `m` grows to make up for it.
+fn least_classic_block(items: u64, fp_rate: f64) -> Result<BloomParams> {
+    let ideal = -fp_rate.log2();
+    let cap = |x: f64| x.clamp(1.0, f64::from(MAX_HASHES)) as u32;
+    least_units(
+        items,
+        fp_rate,
+        false,
+        [cap(ideal.floor()), cap(ideal.ceil())],
+    )
+}
+
+/// [`least_params`] on checked arguments and the candidate `k`.
+fn least_units(n: u64, fp_rate: f64, partitioned: bool, ks: [u32; 2]) -> Result<BloomParams> {
     let mut best: Option<BloomParams> = None;
-    for k in hash_candidates(fp_rate)? {
+    for k in ks {
         let (draws, scale) = if partitioned {
             (n as f64, u64::from(k))
         } else {

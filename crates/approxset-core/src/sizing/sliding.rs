@@ -1,31 +1,34 @@
-//! Sizing of the age-partitioned Bloom filter (Shtul, Baquero and Almeida
-//! 2020), the sliding-window filter: `k + l` slices of `m` bits, a key sets
-//! one bit in each of the `k` newest, a query asks whether some `k`
-//! consecutive slices all hold the key's bit, and every `g` inserts the
-//! oldest slice is cleared and becomes the newest.
+//! Sizing of the sliding-window filter: a ring of `r + 1` classic Bloom
+//! filters (blocks) of `m` bits and `k` hashes each. A key sets its `k`
+//! bits in the newest block only; a query asks whether some block holds all
+//! `k` of the key's bits; every `g` inserts the oldest block is cleared and
+//! becomes the newest.
 //!
-//! The false-positive rate is the probability that independent slices,
-//! slice `i` (newest first) set with probability `fᵢ`, hold a run of `k`
-//! set bits: a dynamic program over the length of the current run
-//! ([`run_probability`]). It is highest just before a shift, when every
-//! generation holds `g` keys: slice `i` then holds the keys of
-//! `min(i + 1, k)` generations, `fᵢ = 1 − (1 − 1/m)^(g·min(i+1, k))`
-//! ([`fp_rate_sliding`]). [`sliding_params`] searches `(k, l)` for the
-//! fewest bits `(k + l)·m` whose worst moment meets the target.
+//! The false-positive rate is highest just before a shift, when every
+//! block holds `g` keys. The blocks hold different keys, so a fresh key is
+//! a false positive of each block independently, at the classic rate
+//! `f = fp_rate_classic(m, g, k)`, and of the ring at
+//! `1 − (1 − f)^(r + 1)` ([`fp_rate_sliding`]). [`sliding_params`] tries
+//! every `r`: a block is then the least classic filter of `g = ⌈W/r⌉` keys
+//! at the rate `p_b = 1 − (1 − p)^(1/(r + 1))`, and the ring of the fewest
+//! bits `(r + 1)·m` wins.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use super::{MAX_BITS, too_many_bits, validate_bloom_fp_rate, validate_items};
+use super::{
+    MAX_BITS, MAX_HASHES, fp_rate_classic, least_classic_block, too_many_bits,
+    validate_bloom_fp_rate, validate_items,
+};
 use crate::error::{Error, Result};
 
-/// The most slices (`k + l`) a sliding filter has: a query reads at most
-/// this many bits.
+/// The most blocks (`r + 1`) a sliding filter has: a query reads at most
+/// this many blocks.
 pub const MAX_SLICES: u32 = 64;
 
-/// The parameters of an age-partitioned Bloom filter: `k` slices a key
-/// sets, `l` more slices of its past, `g` inserts per generation and `m`
-/// bits per slice.
+/// The parameters of a sliding filter's ring: `k` hashes per block, `r`
+/// full generations remembered besides the current one (`r + 1` blocks),
+/// `g` inserts per generation and `m` bits per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SlidingParams {
     hashes: u32,
@@ -38,21 +41,28 @@ impl SlidingParams {
     /// Parameters from their four numbers.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for `k` or `l` of 0, `k + l` over
-    /// [`MAX_SLICES`], `g` or `m` of 0; [`Error::TooLarge`] when the bits
-    /// `(k + l)·m` pass [`MAX_BITS`] or the window `(l + 1)·g` a `u64`.
+    /// [`Error::InvalidParameter`] for `k` of 0 or over [`MAX_HASHES`], `r`
+    /// of 0 or `r + 1` over [`MAX_SLICES`], `g` or `m` of 0;
+    /// [`Error::TooLarge`] when the bits `(r + 1)·m` pass [`MAX_BITS`] or
+    /// the inserts `(r + 1)·g` a `u64`.
     pub fn new(
         hashes: u32,
         generations: u32,
         generation_size: u64,
         slice_bits: u64,
     ) -> Result<Self> {
-        if hashes == 0 || generations == 0 || hashes.saturating_add(generations) > MAX_SLICES {
+        if hashes == 0 || hashes > MAX_HASHES {
+            return Err(Error::invalid(
+                "hashes",
+                format!("k = {hashes} must be between 1 and {MAX_HASHES}"),
+            ));
+        }
+        if generations == 0 || generations >= MAX_SLICES {
             return Err(Error::invalid(
                 "slices",
                 format!(
-                    "k = {hashes} and l = {generations} must both be at least 1, with k + l at \
-                     most {MAX_SLICES}"
+                    "r = {generations} must be at least 1, with r + 1 blocks at most \
+                     {MAX_SLICES}"
                 ),
             ));
         }
@@ -65,17 +75,14 @@ impl SlidingParams {
         if slice_bits == 0 {
             return Err(Error::invalid("slice_bits", "must be at least 1, got 0"));
         }
-        let slices = u64::from(hashes + generations);
-        let bits = u128::from(slices) * u128::from(slice_bits);
+        let blocks = u64::from(generations) + 1;
+        let bits = u128::from(blocks) * u128::from(slice_bits);
         if bits > u128::from(MAX_BITS) {
             return Err(too_many_bits(bits));
         }
-        if generation_size
-            .checked_mul(u64::from(generations) + 1)
-            .is_none()
-        {
+        if generation_size.checked_mul(blocks).is_none() {
             return Err(Error::TooLarge {
-                needed: u128::from(generation_size) * (u128::from(generations) + 1),
+                needed: u128::from(generation_size) * u128::from(blocks),
                 limit: u128::from(u64::MAX),
             });
         }
@@ -87,12 +94,12 @@ impl SlidingParams {
         })
     }
 
-    /// `k`: the slices a key sets, and the run a query looks for.
+    /// `k`: the bits a key sets in its block, and a query tests per block.
     pub const fn hashes(self) -> u32 {
         self.hashes
     }
 
-    /// `l`: the full generations remembered besides the current one.
+    /// `r`: the full generations remembered besides the current one.
     pub const fn generations(self) -> u32 {
         self.generations
     }
@@ -102,24 +109,30 @@ impl SlidingParams {
         self.generation_size
     }
 
-    /// `m`: bits per slice.
+    /// `m`: bits per block.
     pub const fn slice_bits(self) -> u64 {
         self.slice_bits
     }
 
-    /// `k + l`: the slices.
+    /// `r + 1`: the blocks.
     pub const fn slices(self) -> u32 {
-        self.hashes + self.generations
+        self.generations + 1
     }
 
-    /// `(k + l)·m`: every bit.
+    /// `(r + 1)·m`: every bit.
     pub const fn bits(self) -> u64 {
         self.slices() as u64 * self.slice_bits
     }
 
-    /// `W = l·g`: the inserts always remembered.
+    /// `W = r·g`: the inserts always remembered.
     pub const fn window(self) -> u64 {
         self.generations as u64 * self.generation_size
+    }
+
+    /// The false-positive rate of one full block, `g` keys in `m` bits
+    /// with `k` hashes ([`fp_rate_classic`]).
+    pub fn block_fp_rate(self) -> f64 {
+        fp_rate_classic(self.slice_bits, self.generation_size, self.hashes)
     }
 
     /// The false-positive rate at the worst moment ([`fp_rate_sliding`]).
@@ -128,134 +141,66 @@ impl SlidingParams {
     }
 }
 
-/// The probability that independent slices, set with probabilities
-/// `fills` (in order), hold `k` consecutive set slices: a dynamic program
-/// over the length of the current run of set slices, `O(k)` per slice.
+/// The rate `1 − Π (1 − fᵢ)` of a query that answers yes when any of
+/// independent blocks does, block `i` at rate `fᵢ`, computed without
+/// cancellation.
 ///
 /// ```
 /// # extern crate approxset_core as approxset;
-/// use approxset::sizing::run_probability;
-/// assert_eq!(run_probability(2, [1.0, 0.0, 1.0]), 0.0);
-/// assert!((run_probability(1, [0.5, 0.5]) - 0.75).abs() < 1e-15);
-/// assert!((run_probability(2, [0.5; 3]) - 0.375).abs() < 1e-15);
+/// use approxset::sizing::any_block_rate;
+/// assert_eq!(any_block_rate([0.0, 0.0]), 0.0);
+/// assert!((any_block_rate([0.5, 0.5]) - 0.75).abs() < 1e-15);
+/// assert_eq!(any_block_rate([0.1, 1.0]), 1.0);
 /// ```
-pub fn run_probability(k: u32, fills: impl IntoIterator<Item = f64>) -> f64 {
-    let k = k.clamp(1, MAX_SLICES) as usize;
-    // run[r]: no run of k yet, and the last r slices set.
-    let mut run = [0.0f64; MAX_SLICES as usize];
-    run[0] = 1.0;
-    let mut found = 0.0;
-    for f in fills {
-        let f = f.clamp(0.0, 1.0);
-        found += f * run[k - 1];
-        let none: f64 = run[..k].iter().sum::<f64>() * (1.0 - f);
-        for r in (1..k).rev() {
-            run[r] = run[r - 1] * f;
-        }
-        run[0] = none;
-    }
-    found.min(1.0)
-}
-
-/// The probability that a bit of a slice of `m` bits is set after
-/// `inserts` keys each set one uniform bit: `1 − (1 − 1/m)^inserts`.
-pub fn slice_fill(slice_bits: u64, inserts: u64) -> f64 {
-    if slice_bits == 0 {
-        return 1.0;
-    }
-    fill_after(slice_bits, inserts as f64)
+pub fn any_block_rate(rates: impl IntoIterator<Item = f64>) -> f64 {
+    let log_none: f64 = rates
+        .into_iter()
+        .map(|f| (-f.clamp(0.0, 1.0)).ln_1p())
+        .sum();
+    (-log_none.exp_m1()).clamp(0.0, 1.0)
 }
 
 /// The false-positive rate of a sliding filter at its worst moment: just
-/// before a shift, every generation holding `g` keys, so slice `i` (newest
-/// first) holds `g·min(i + 1, k)` keys.
+/// before a shift, all `r + 1` blocks holding `g` keys each,
+/// `1 − (1 − f)^(r + 1)` with `f` the rate of one full block
+/// ([`SlidingParams::block_fp_rate`]).
 pub fn fp_rate_sliding(params: SlidingParams) -> f64 {
-    let k = params.hashes as usize;
-    let m = params.slice_bits;
-    // Slices k − 1 and older all hold k generations.
-    let mut fills = [0.0f64; MAX_SLICES as usize];
-    for (n, fill) in fills[..k].iter_mut().enumerate() {
-        *fill = fill_after(m, params.generation_size as f64 * (n + 1) as f64);
+    let f = params.block_fp_rate();
+    any_block_rate(std::iter::repeat_n(f, params.slices() as usize))
+}
+
+/// The rate each of `blocks` blocks may have for the ring to meet
+/// `fp_rate`: `1 − (1 − p)^(1/blocks)`.
+fn block_target(fp_rate: f64, blocks: u32) -> f64 {
+    -((-fp_rate).ln_1p() / f64::from(blocks)).exp_m1()
+}
+
+/// The least ring of `r` generations (`g = ⌈window / r⌉`) that meets
+/// `fp_rate` at its worst moment, or `None` when none fits [`MAX_BITS`].
+fn ring_for(window: u64, fp_rate: f64, r: u32) -> Option<SlidingParams> {
+    let g = window.div_ceil(u64::from(r));
+    let block = least_classic_block(g, block_target(fp_rate, r + 1)).ok()?;
+    let mut m = block.bits();
+    // The block target is met; rounding in the product may still pass the
+    // ring's target by an ulp: step up until the ring's own formula agrees.
+    for _ in 0..64 {
+        let params = SlidingParams::new(block.hashes(), r, g, m).ok()?;
+        if params.fp_rate() <= fp_rate {
+            return Some(params);
+        }
+        m = m.checked_add(1 + m / 1_000_000)?;
     }
-    run_probability(
-        params.hashes,
-        (0..params.slices() as usize).map(|i| fills[i.min(k - 1)]),
-    )
-}
-
-/// [`slice_fill`] of a real number of inserts (`g·n` may pass a `u64`).
-fn fill_after(slice_bits: u64, inserts: f64) -> f64 {
-    -(inserts * (-1.0 / slice_bits as f64).ln_1p()).exp_m1()
-}
-
-/// A lower bound on the slice bits `(k, l, g)` needs for `fp_rate`: the
-/// oldest run of `k` slices alone, each holding at least
-/// `g·min(l + 1, k)` keys, must be all set with probability at most the
-/// target.
-fn slice_bits_lower_bound(k: u32, l: u32, g: u64, fp_rate: f64) -> f64 {
-    let least = g as f64 * f64::from((l + 1).min(k));
-    let per_slice = fp_rate.powf(1.0 / f64::from(k));
-    1.0 / -((-per_slice).ln_1p() / least).exp_m1()
-}
-
-/// The least `m` at which `(k, l, g)` meets `fp_rate` at its worst moment,
-/// or `None` when it would pass [`MAX_BITS`]. `hint` is a guess (the
-/// answer for a neighbouring `l`, scaled): the search gallops from it, then
-/// bisects.
-fn least_slice_bits(k: u32, l: u32, g: u64, fp_rate: f64, hint: u64) -> Option<u64> {
-    let meets = |m: u64| {
-        SlidingParams::new(k, l, g, m)
-            .ok()
-            .is_some_and(|p| fp_rate_sliding(p) <= fp_rate)
-    };
-    let max = MAX_BITS / u64::from(k + l);
-    let start = hint.clamp(1, max);
-    let mut step = (start / 64).max(1);
-    // lo fails (0 is not a size), hi meets.
-    let (mut lo, mut hi) = if meets(start) {
-        let mut hi = start;
-        loop {
-            let next = hi.saturating_sub(step);
-            if next == 0 || !meets(next) {
-                break (next, hi);
-            }
-            hi = next;
-            step = step.saturating_mul(2);
-        }
-    } else {
-        let mut lo = start;
-        loop {
-            if lo == max {
-                return None;
-            }
-            let next = lo.saturating_add(step).min(max);
-            if meets(next) {
-                break (lo, next);
-            }
-            lo = next;
-            step = step.saturating_mul(2);
-        }
-    };
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if meets(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Some(hi)
+    None
 }
 
 /// The parameters of a sliding filter that always remembers the last
-/// `window` inserts with the fewest bits `(k + l)·m` whose false-positive
+/// `window` inserts with the fewest bits `(r + 1)·m` whose false-positive
 /// rate is at most `fp_rate` at every moment ([`fp_rate_sliding`]); `g` is
-/// `⌈window / l⌉`, so the window remembered, `l·g`, is at least `window`.
+/// `⌈window / r⌉`, so the window remembered, `r·g`, is at least `window`.
 ///
-/// The search tries every `l` for each `k` from 1 (with `k + l ≤
-/// MAX_SLICES`), and stops once `k` is three past the best found. The last
-/// few hundred answers are kept, so building many filters of one size
-/// searches once.
+/// Every `r` from 1 to `MAX_SLICES − 1` is tried (about 7 wins at 1 %).
+/// The last few hundred answers are kept, so building many filters of one
+/// size searches once.
 ///
 /// ```
 /// # extern crate approxset_core as approxset;
@@ -271,14 +216,52 @@ fn least_slice_bits(k: u32, l: u32, g: u64, fp_rate: f64, hint: u64) -> Option<u
 /// (0, 1) or below [`MIN_FP_RATE`](super::MIN_FP_RATE), as for every Bloom
 /// filter; [`Error::TooLarge`] when no filter fits [`MAX_BITS`].
 pub fn sliding_params(window: usize, fp_rate: f64) -> Result<SlidingParams> {
+    cached(window, fp_rate, 0)
+}
+
+/// As [`sliding_params`] with `generations` = `r` fixed: more generations
+/// forget a key sooner past the window (within `W/r` inserts) for a few
+/// more bits per key.
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::sizing::sliding_params_with_generations;
+/// let p = sliding_params_with_generations(100_000, 0.01, 50)?;
+/// assert_eq!(p.generations(), 50);
+/// assert_eq!(p.generation_size(), 2_000);
+/// # Ok::<(), approxset::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`sliding_params`], and [`Error::InvalidParameter`] named
+/// `generations` for `r` of 0 or `r + 1` over [`MAX_SLICES`].
+pub fn sliding_params_with_generations(
+    window: usize,
+    fp_rate: f64,
+    generations: u32,
+) -> Result<SlidingParams> {
+    if generations == 0 || generations >= MAX_SLICES {
+        return Err(Error::invalid(
+            "generations",
+            format!(
+                "must be between 1 and {}, got {generations}",
+                MAX_SLICES - 1
+            ),
+        ));
+    }
+    cached(window, fp_rate, generations)
+}
+
+/// The search, checked and cached; `generations` 0 for every `r`.
+fn cached(window: usize, fp_rate: f64, generations: u32) -> Result<SlidingParams> {
     validate_bloom_fp_rate(fp_rate)?;
     validate_items(window)?;
     // The search takes milliseconds, and programs (and tests) build many
     // filters of one size: remember the last few hundred answers.
-    type Cache = Mutex<HashMap<(usize, u64), SlidingParams>>;
+    type Cache = Mutex<HashMap<(usize, u64, u32), SlidingParams>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Cache::default);
-    let key = (window, fp_rate.to_bits());
+    let key = (window, fp_rate.to_bits(), generations);
     if let Some(&params) = cache
         .lock()
         .ok()
@@ -287,7 +270,7 @@ pub fn sliding_params(window: usize, fp_rate: f64) -> Result<SlidingParams> {
     {
         return Ok(params);
     }
-    let params = search(window as u64, fp_rate)?;
+    let params = search(window as u64, fp_rate, generations)?;
     if let Ok(mut c) = cache.lock() {
         if c.len() >= 256 {
             c.clear();
@@ -298,125 +281,59 @@ pub fn sliding_params(window: usize, fp_rate: f64) -> Result<SlidingParams> {
 }
 
 /// The search behind [`sliding_params`], on checked arguments.
-fn search(window: u64, fp_rate: f64) -> Result<SlidingParams> {
+fn search(window: u64, fp_rate: f64, generations: u32) -> Result<SlidingParams> {
     // No filter holds W keys at rate p in fewer than W·log₂(1/p) bits.
     let floor = window as f64 * -fp_rate.log2();
     if floor > MAX_BITS as f64 {
         return Err(too_many_bits(floor as u128));
     }
-    // (bits, slices, params) of the best so far, first a guess near where
-    // the optimum lies (k ≈ ½·log₂(1/p) + 7, k + l near the most slices),
-    // so the lower bound below skips most pairs.
-    let mut best: Option<(u128, u32, SlidingParams)> = None;
-    let guess = (0.5 * -fp_rate.log2() + 7.0)
-        .round()
-        .clamp(1.0, f64::from(MAX_SLICES - 1)) as u32;
-    let l = (MAX_SLICES - guess).saturating_sub(2).max(1);
-    let g = window.div_ceil(u64::from(l));
-    if let Some(m) = least_slice_bits(guess, l, g, fp_rate, g.saturating_mul(u64::from(guess))) {
-        best = Some((
-            u128::from(guess + l) * u128::from(m),
-            guess + l,
-            SlidingParams::new(guess, l, g, m)?,
-        ));
-    }
-    let mut best_k = if best.is_some() { guess } else { 0 };
-    for k in 1..MAX_SLICES {
-        if best_k > 0 && k > best_k + 3 {
-            break;
-        }
-        // A slice holds the keys of up to k generations: start near the
-        // bits a partitioned slice needs for them at this rate.
-        let mut hint = (window as f64 * f64::from(k) * 1.5).min(MAX_BITS as f64) as u64;
-        let mut last_g = window;
-        // Every l: the rounding of g = ⌈W/l⌉ makes the memory jagged in l.
-        for l in 1..=(MAX_SLICES - k) {
-            let g = window.div_ceil(u64::from(l));
-            hint = (u128::from(hint) * u128::from(g) / u128::from(last_g)).max(1) as u64;
-            last_g = g;
-            if let Some((b, _, _)) = best {
-                let least = f64::from(k + l) * slice_bits_lower_bound(k, l, g, fp_rate);
-                if least >= b as f64 {
-                    continue;
-                }
-            }
-            let Some(m) = least_slice_bits(k, l, g, fp_rate, hint) else {
+    let range = if generations == 0 {
+        1..=MAX_SLICES - 1
+    } else {
+        generations..=generations
+    };
+    let mut best: Option<SlidingParams> = None;
+    for r in range {
+        if let Some(b) = best {
+            // Each block holds g keys at p_b: at least g·log₂(1/p_b) bits.
+            let g = window.div_ceil(u64::from(r));
+            let least = f64::from(r + 1) * g as f64 * -block_target(fp_rate, r + 1).log2();
+            if least >= b.bits() as f64 {
                 continue;
-            };
-            hint = m;
-            let bits = u128::from(k + l) * u128::from(m);
-            let better = match best {
-                None => true,
-                Some((b, s, _)) => bits < b || (bits == b && k + l < s),
-            };
-            if better {
-                let params = SlidingParams::new(k, l, g, m)?;
-                best = Some((bits, k + l, params));
-                best_k = k;
             }
         }
+        let Some(params) = ring_for(window, fp_rate, r) else {
+            continue;
+        };
+        if best.is_none_or(|b| params.bits() < b.bits()) {
+            best = Some(params);
+        }
     }
-    match best {
-        Some((_, _, params)) => Ok(params),
-        None => Err(too_many_bits(
-            u128::from(window) * 64 * u128::from(MAX_SLICES),
-        )),
-    }
+    best.ok_or_else(|| too_many_bits(u128::from(window) * 64 * u128::from(MAX_SLICES)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The run probability by enumerating every pattern of set slices.
-    fn brute(k: u32, fills: &[f64]) -> f64 {
-        let n = fills.len();
-        let mut total = 0.0;
-        for mask in 0u32..(1 << n) {
-            let mut p = 1.0;
-            let mut run = 0;
-            let mut hit = false;
-            for (i, &f) in fills.iter().enumerate() {
-                if mask >> i & 1 == 1 {
-                    p *= f;
-                    run += 1;
-                    hit |= run >= k;
-                } else {
-                    p *= 1.0 - f;
-                    run = 0;
-                }
-            }
-            if hit {
-                total += p;
-            }
-        }
-        total
+    #[test]
+    fn any_block_rate_is_one_minus_the_product() {
+        let rates = [0.1, 0.35, 0.5, 0.0, 1e-12];
+        let product: f64 = rates.iter().map(|f| 1.0 - f).product();
+        assert!((any_block_rate(rates) - (1.0 - product)).abs() < 1e-15);
+        // Small rates keep their digits: 64 blocks at 1e-15 is 6.4e-14.
+        let small = any_block_rate([1e-15; 64]);
+        assert!((small / 6.4e-14 - 1.0).abs() < 1e-9, "{small}");
     }
 
     #[test]
-    fn run_dp_matches_enumeration() {
-        let fills = [0.1, 0.35, 0.5, 0.62, 0.7, 0.2, 0.9, 0.45, 0.55, 0.3];
-        for k in 1..=6 {
-            for n in 0..=fills.len() {
-                let (a, b) = (
-                    run_probability(k, fills[..n].iter().copied()),
-                    brute(k, &fills[..n]),
-                );
-                assert!((a - b).abs() < 1e-13, "k {k} n {n}: {a} vs {b}");
-            }
-        }
-    }
-
-    #[test]
-    fn worst_moment_lies_between_its_likeliest_run_and_the_union_bound() {
-        // Slice i holds g·min(i + 1, k) keys; the l + 1 runs of k slices
-        // bound the rate below (the likeliest) and above (their sum).
-        let p = SlidingParams::new(7, 3, 1000, 10_000).unwrap();
-        let f = |i: u64| slice_fill(10_000, 1000 * (i + 1).min(7));
-        let runs: Vec<f64> = (0..=3).map(|a| (a..a + 7).map(f).product()).collect();
+    fn worst_moment_is_between_one_block_and_the_union_bound() {
+        let p = SlidingParams::new(7, 7, 1000, 9_600).unwrap();
+        let f = fp_rate_classic(9_600, 1000, 7);
+        assert!((p.block_fp_rate() / f - 1.0).abs() < 1e-12);
         let fp = fp_rate_sliding(p);
-        let max = runs.iter().copied().fold(0.0, f64::max);
-        assert!(fp >= max && fp <= runs.iter().sum::<f64>(), "{fp} {runs:?}");
+        assert!(fp > f && fp <= 8.0 * f, "{fp} {f}");
+        assert!(fp > 8.0 * f * (1.0 - 3.5 * f), "{fp} {f}");
     }
 
     #[test]
@@ -431,7 +348,8 @@ mod tests {
             let s = sliding_params(w, p).unwrap();
             assert!(s.window() >= w as u64);
             assert!(s.fp_rate() <= p, "{s:?} {}", s.fp_rate());
-            // One bit fewer per slice misses the target.
+            // One bit fewer per block misses the target (or the other k
+            // candidate does better, which the search would have taken).
             if s.slice_bits() > 1 {
                 let less = SlidingParams::new(
                     s.hashes(),
@@ -442,48 +360,33 @@ mod tests {
                 .unwrap();
                 assert!(less.fp_rate() > p);
             }
-            // Neighbouring (k, l) need at least as many bits.
-            for (dk, dl) in [(-1i32, 0i32), (1, 0), (0, -1), (0, 1)] {
-                let (k, l) = (s.hashes() as i32 + dk, s.generations() as i32 + dl);
-                if k < 1 || l < 1 || k + l > MAX_SLICES as i32 {
-                    continue;
-                }
-                let g = (w as u64).div_ceil(l as u64);
-                if let Some(m) = least_slice_bits(k as u32, l as u32, g, p, 1) {
-                    assert!(
-                        (k + l) as u64 * m >= s.bits(),
-                        "{w} {p}: ({k}, {l}) beats {s:?}"
-                    );
+            // Every other r needs at least as many bits.
+            for r in 1..MAX_SLICES {
+                if let Some(other) = ring_for(w as u64, p, r) {
+                    assert!(other.bits() >= s.bits(), "{w} {p}: {other:?} beats {s:?}");
                 }
             }
         }
     }
 
     #[test]
-    fn the_gallop_finds_the_least_from_any_hint() {
-        for hint in [1, 2, 100, 5_000, 12_345, 1 << 20, u64::MAX] {
-            assert_eq!(
-                least_slice_bits(5, 4, 250, 0.01, hint),
-                least_slice_bits(5, 4, 250, 0.01, 7_000)
-            );
-        }
-        let m = least_slice_bits(5, 4, 250, 0.01, 1).unwrap();
-        let at = |m| fp_rate_sliding(SlidingParams::new(5, 4, 250, m).unwrap());
-        assert!(at(m) <= 0.01 && at(m - 1) > 0.01);
+    fn one_percent_takes_about_sixteen_bits_per_key() {
+        let s = sliding_params(1_000_000, 0.01).unwrap();
+        let per_key = s.bits() as f64 / 1e6;
+        assert!((15.0..17.0).contains(&per_key), "{s:?}: {per_key}");
+        assert!((4..=12).contains(&s.generations()), "{s:?}");
+        let fixed = sliding_params_with_generations(1_000_000, 0.01, 50).unwrap();
+        assert_eq!((fixed.generations(), fixed.generation_size()), (50, 20_000));
+        assert!(fixed.bits() > s.bits() && fixed.fp_rate() <= 0.01);
+        assert!(sliding_params_with_generations(10, 0.01, 0).is_err());
+        assert!(sliding_params_with_generations(10, 0.01, MAX_SLICES).is_err());
     }
 
     #[test]
-    fn the_lower_bound_is_below_the_least() {
-        for (k, l, g, p) in [
-            (1, 1, 1, 0.5),
-            (5, 4, 250, 0.01),
-            (12, 50, 20_000, 0.001),
-            (3, 60, 7, 0.2),
-        ] {
-            let m = least_slice_bits(k, l, g, p, 1).unwrap();
-            let lb = slice_bits_lower_bound(k, l, g, p);
-            assert!(lb <= m as f64, "({k}, {l}, {g}, {p}): {lb} > {m}");
-        }
+    fn the_least_rate_builds_with_capped_hashes() {
+        let s = sliding_params(100, super::super::MIN_FP_RATE).unwrap();
+        assert!(s.hashes() <= MAX_HASHES);
+        assert!(s.fp_rate() <= super::super::MIN_FP_RATE);
     }
 
     #[test]
@@ -505,8 +408,10 @@ mod tests {
         assert!(sliding_params(10, 1.0).is_err());
         assert!(sliding_params(10, f64::NAN).is_err());
         assert!(SlidingParams::new(0, 1, 1, 1).is_err());
+        assert!(SlidingParams::new(65, 1, 1, 1).is_err());
         assert!(SlidingParams::new(1, 0, 1, 1).is_err());
-        assert!(SlidingParams::new(40, 25, 1, 1).is_err());
+        assert!(SlidingParams::new(1, 64, 1, 1).is_err());
+        assert!(SlidingParams::new(1, 63, 1, 1).is_ok());
         assert!(SlidingParams::new(1, 1, 0, 1).is_err());
         assert!(SlidingParams::new(1, 1, 1, 0).is_err());
         assert!(SlidingParams::new(1, 1, 1, MAX_BITS).is_err());
@@ -514,7 +419,7 @@ mod tests {
     }
 }
 
-/// The figures of `docs/design.md`: bits per remembered key by `l`.
+/// The figures of `docs/design.md`: bits per remembered key by `r`.
 #[cfg(test)]
 mod figures {
     use super::*;
@@ -524,21 +429,12 @@ mod figures {
     fn bits_per_key_by_generations() {
         for p in [0.01, 0.001, 0.0001] {
             let w = 1_000_000u64;
-            for l in [1u32, 2, 4, 8, 16, 24, 32, 48, 56] {
-                let mut best = (u128::MAX, 0, 0);
-                for k in 1..(MAX_SLICES - l).min(40) {
-                    let g = w.div_ceil(u64::from(l));
-                    if let Some(m) = least_slice_bits(k, l, g, p, g * u64::from(k)) {
-                        let b = u128::from(k + l) * u128::from(m);
-                        if b < best.0 {
-                            best = (b, k, m);
-                        }
-                    }
-                }
+            for r in [1u32, 2, 4, 6, 7, 8, 12, 16, 32, 50, 63] {
+                let s = ring_for(w, p, r).unwrap();
                 println!(
-                    "p {p} l {l}: k {} bits/key {:.2}",
-                    best.1,
-                    best.0 as f64 / w as f64
+                    "p {p} r {r}: k {} bits/key {:.2}",
+                    s.hashes(),
+                    s.bits() as f64 / w as f64
                 );
             }
             let t = std::time::Instant::now();
