@@ -4,9 +4,9 @@
 //! version 2 says (zᵢ = (xᵢ ⊕ xᵢ ≫ 32) · 0x9E3779B97F4A7C15 mod 2⁶⁴) and
 //! reduced by ⌊zᵢ·range / 2⁶⁴⌋.
 //!
-//! The sliding filter against a naive age-partitioned Bloom filter (a
-//! queue of `Vec<bool>` slices, newest first, slice `i` of the storage
-//! probed with zᵢ) and against the window it promises: an exact queue of
+//! The sliding filter against a naive ring of classic filters (a queue of
+//! the naive `Vec<bool>` filters above, newest first) and against the
+//! window it promises: an exact queue of
 //! the last `W` keys (or the keys of the last `T` ticks), none of which may
 //! ever be missing, under any sequence of inserts, early generation ends
 //! and clock moves.
@@ -121,14 +121,12 @@ proptest! {
     }
 }
 
-/// The age-partitioned Bloom filter from its definition: `k + l` slices,
-/// newest first, each remembering which slice of the storage it is (its
-/// probe index); a key sets its bit in the `k` newest; a shift drops the
-/// oldest slice and reuses it, cleared, as the newest; a key may be present
-/// when some `k` consecutive slices all hold its bit.
+/// The ring of Bloom filters from its definition: `r + 1` classic
+/// filters of `m` bits, newest first; a key sets its `k` bits in the
+/// newest; a shift drops the oldest and reuses it, cleared, as the newest;
+/// a key may be present when some filter holds all its bits.
 struct NaiveSliding {
-    slices: VecDeque<(u64, Vec<bool>)>,
-    k: usize,
+    blocks: VecDeque<Naive>,
     g: u64,
     in_generation: u64,
     /// Ticks per generation; 0 for a window of inserts.
@@ -140,10 +138,13 @@ impl NaiveSliding {
     fn new(f: &SlidingBloomFilter) -> Self {
         let p = f.params();
         NaiveSliding {
-            slices: (0..u64::from(p.slices()))
-                .map(|i| (i, vec![false; p.slice_bits() as usize]))
+            blocks: (0..p.slices())
+                .map(|_| Naive {
+                    bits: vec![false; p.slice_bits() as usize],
+                    k: u64::from(p.hashes()),
+                    partitioned: false,
+                })
                 .collect(),
-            k: p.hashes() as usize,
             g: p.generation_size(),
             in_generation: 0,
             interval: f.generation_interval().unwrap_or(0),
@@ -151,15 +152,10 @@ impl NaiveSliding {
         }
     }
 
-    fn bit(&self, age: usize, d: Digest) -> bool {
-        let (index, bits) = &self.slices[age];
-        bits[scale(probe(d, *index), bits.len() as u64) as usize]
-    }
-
     fn shift(&mut self) {
-        let (index, mut bits) = self.slices.pop_back().unwrap();
-        bits.fill(false);
-        self.slices.push_front((index, bits));
+        let mut oldest = self.blocks.pop_back().unwrap();
+        oldest.bits.fill(false);
+        self.blocks.push_front(oldest);
         self.in_generation = 0;
     }
 
@@ -167,34 +163,40 @@ impl NaiveSliding {
         if self.interval == 0 && self.in_generation == self.g {
             self.shift();
         }
-        for age in 0..self.k {
-            let (index, bits) = &mut self.slices[age];
-            let m = bits.len() as u64;
-            bits[scale(probe(d, *index), m) as usize] = true;
-        }
+        self.blocks[0].insert(d);
         self.in_generation += 1;
     }
 
     fn advance_to(&mut self, tick: u64) {
         let passed = tick / self.interval - self.tick / self.interval;
         self.tick = tick;
-        // Past every slice, what is left is the rotation: shift through
-        // all of them once, then the remainder.
-        let slices = self.slices.len() as u64;
-        let shifts = if passed >= slices {
-            slices + passed % slices
-        } else {
-            passed
-        };
+        // Past every block, all are cleared: shifting through them once is
+        // the same.
+        let shifts = passed.min(self.blocks.len() as u64);
         for _ in 0..shifts {
             self.shift();
         }
     }
 
     fn contains(&self, d: Digest) -> bool {
-        (0..=self.slices.len() - self.k)
-            .any(|start| (start..start + self.k).all(|a| self.bit(a, d)))
+        self.blocks.iter().any(|b| b.contains(d))
     }
+
+    fn ones(&self) -> u64 {
+        self.blocks.iter().map(Naive::ones).sum()
+    }
+}
+
+/// The bits set in the whole ring, from the filter's parameters.
+fn ones(f: &SlidingBloomFilter) -> u64 {
+    f.parameters()
+        .into_iter()
+        .find(|(name, _)| *name == "ones")
+        .and_then(|(_, v)| match v {
+            approxset::Value::Count(n) => Some(n),
+            _ => None,
+        })
+        .expect("a sliding filter reports its ones")
 }
 
 #[derive(Clone, Debug)]
@@ -268,6 +270,7 @@ proptest! {
         for &d in pool.iter().map(|&(a, b)| Digest::new(a, b)).collect::<Vec<_>>().iter().chain(&queries) {
             prop_assert_eq!(fast.contains_digest(d), naive.contains(d));
         }
+        prop_assert_eq!(ones(&fast), naive.ones());
         prop_assert!(fast.len() >= recent.len());
     }
 
@@ -322,5 +325,6 @@ proptest! {
             let d = Digest::new(a, b);
             prop_assert_eq!(fast.contains_digest(d), naive.contains(d));
         }
+        prop_assert_eq!(ones(&fast), naive.ones());
     }
 }
