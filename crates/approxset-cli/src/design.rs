@@ -53,14 +53,14 @@ pub(crate) struct DesignRow {
     /// The false-positive rate expected after N insertions (the sliding
     /// filter's: at its worst moment, every generation full).
     expected_fp: f64,
-    /// The sliding filter's generations `l` remembered besides the current
+    /// The sliding filter's generations `r` remembered besides the current
     /// one: in its row only.
     #[serde(skip_serializing_if = "Option::is_none")]
     generations: Option<u32>,
     /// The sliding filter's inserts per generation `g`: in its row only.
     #[serde(skip_serializing_if = "Option::is_none")]
     generation_size: Option<u64>,
-    /// The sliding filter's window `l·g ≥ N`, the inserts always
+    /// The sliding filter's window `r·g ≥ N`, the inserts always
     /// remembered: in its row only.
     #[serde(skip_serializing_if = "Option::is_none")]
     window: Option<u64>,
@@ -232,11 +232,12 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     }
     let sliding_note = rows.iter().find_map(|r| {
         Some(format!(
-            "sliding: a window of the last N inserts; k + l = {} + {} slices, a generation \
-             every g = {} inserts; keys of the last l·g = {} inserts always found, forgotten \
-             after (l + 1)·g = {}; expected FP at the worst moment (every generation full)",
+            "sliding: a window of the last N inserts; a ring of r + 1 = {} Bloom filters of k = \
+             {} hashes, a generation every g = {} inserts; keys of the last r·g = {} inserts \
+             always found, gone after (r + 1)·g = {}; expected FP at the worst moment (every \
+             generation full)",
+            r.generations? + 1,
             r.hashes,
-            r.generations?,
             output::count(r.generation_size?),
             output::count(r.window?),
             output::count(r.window? + r.generation_size?),

@@ -94,7 +94,7 @@ const LABELS: &[(&str, &str, Shown)] = &[
     ("growth", "growth", Shown::Real),
     ("tightening", "tightening", Shown::Real),
     ("max_bytes", "memory limit", Shown::Bytes),
-    ("generations", "generations l", Shown::Count),
+    ("generations", "generations r", Shown::Count),
     ("generation_size", "generation size g", Shown::Count),
     ("slice_bits", "bits per slice", Shown::Count),
     ("window", "window (inserts)", Shown::Count),

@@ -168,10 +168,10 @@ mod tests {
             .window(10_000)
             .unwrap();
         let g = f.params().generation_size();
-        // Fewer items than the window, all in one generation: 20·g keys in
-        // the k newest slices, where the sizing puts at most k·g.
-        assert!(f.hashes() < 20);
-        for i in 0..(20 * g) {
+        // Fewer items than the window, all in one generation: 3·g keys in
+        // the newest block, where the sizing puts at most g.
+        assert!(3 * g < 10_000);
+        for i in 0..(3 * g) {
             f.insert(&i).unwrap();
         }
         assert!(f.len() < f.capacity());

@@ -18,8 +18,8 @@ use crate::{CliError, files};
 pub(crate) const TIME_WINDOW_HELP: &str = "For --variant sliding: remember the keys of the \
 last T ticks of a clock the commands pass with --tick (seconds, minutes or any unit), instead \
 of the last --items inserts; --items is then the inserts expected within T. A generation \
-ends every ⌈T/l⌉ ticks (`info` shows l and the ticks per generation): the keys of the last \
-l·⌈T/l⌉ ≥ T ticks are always found, those older than (l + 1)·⌈T/l⌉ ticks are forgotten. \
+ends every ⌈T/r⌉ ticks (`info` shows r and the ticks per generation): the keys of the last \
+r·⌈T/r⌉ ≥ T ticks are always found, those older than (r + 1)·⌈T/r⌉ ticks are forgotten. \
 Without it the window is the last --items inserts";
 
 /// What `--help` says of `build --tick`.

@@ -3,16 +3,14 @@
 //! with a window of `W` inserts at target `p`, for each `W` asked; every
 //! `⌈g/4⌉` inserts the rate is measured on a fixed set of fresh keys
 //! (`nonmember-j`) and on the members that left the window (more than
-//! `(l + 1)·g` inserts ago: forgotten, so false positives only), beside the
-//! rate the formula gives at the worst moment (every generation full) and
-//! the one estimated from the slices' fills. For comparison a ring of
-//! `r + 1` whole Bloom filters (each for `⌈W/r⌉` keys at `p/(r + 1)`, the
-//! oldest cleared every `⌈W/r⌉` inserts) goes through the same stream.
+//! `(r + 1)·g` inserts ago: their block cleared, so false positives only),
+//! beside the rate the formula gives at the worst moment (every generation
+//! full) and the one estimated from the blocks' fills.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use approxset::{BloomFilter, Digest, HashKey, SlidingBloomFilter, sizing};
+use approxset::{Digest, HashKey, SlidingBloomFilter, sizing};
 use clap::Args;
 use serde::Serialize;
 
@@ -26,6 +24,7 @@ pub(crate) const EXAMPLES: &str = "\
 Examples:
   approxset experiment sliding --plot docs/sliding.svg
   approxset experiment sliding --windows 1000 --fp 0.001 --queries 20000
+  approxset experiment sliding --generations 50 --windows 10000 --queries 20000
   approxset experiment sliding --windows 10000 --json";
 
 /// The most windows streamed one after another.
@@ -61,10 +60,10 @@ pub(crate) struct SlidingArgs {
     #[arg(long, value_name = "Q", default_value_t = 100_000)]
     queries: usize,
 
-    /// Generations r of the ring of Bloom filters compared (r + 1 filters);
-    /// 0 for none.
-    #[arg(long, value_name = "R", default_value_t = 4)]
-    ring: usize,
+    /// Generations r of the filters (r + 1 blocks, 1 to 63); 0 for the
+    /// number that takes the fewest bits.
+    #[arg(long, value_name = "R", default_value_t = 0)]
+    generations: u32,
 
     /// Seed of the filters' hash key.
     #[arg(long, default_value_t = DEFAULT_SEED)]
@@ -87,24 +86,19 @@ pub(crate) struct Point {
     inserts: u64,
     /// The rate measured on the fresh keys.
     measured_fp: f64,
-    /// The rate estimated from the slices' fills.
+    /// The rate estimated from the blocks' fills.
     estimated_fp: f64,
-    /// The rate on the members of the generation that just left: inserted
-    /// between `(l + 2)·g` and `(l + 1)·g` inserts ago, no longer
-    /// guaranteed (`k − 1` of their bits still set); absent before there
-    /// are any.
+    /// The rate on the members that just left: inserted between
+    /// `(r + 2)·g` and `(r + 1)·g` inserts ago, their block cleared at most
+    /// a generation ago; absent before there are any.
     forgotten_fp: Option<f64>,
     /// How many of them were asked (at most g and Q).
     forgotten_queries: u64,
-    /// The rate on members older than `(l + k)·g` inserts, none of whose
-    /// bits remain (at most Q, the most recent); absent before there are
-    /// any.
+    /// The rate on members older than `(r + 2)·g` inserts (at most Q, the
+    /// most recent); absent before there are any.
     gone_fp: Option<f64>,
     /// How many of them were asked.
     gone_queries: u64,
-    /// The ring of Bloom filters' rate on the fresh keys; absent without
-    /// a ring.
-    ring_fp: Option<f64>,
 }
 
 /// One window's summary: a row of the human table.
@@ -121,15 +115,13 @@ pub(crate) struct Summary {
     just_left_fp: f64,
     gone_fp: f64,
     false_negatives: u64,
-    ring_bits_per_key: Option<f64>,
-    ring_max_fp: Option<f64>,
 }
 
 impl TableRow for Summary {
     const COLUMNS: &'static [Column] = &[
         Column::number("W"),
         Column::number("k"),
-        Column::number("l"),
+        Column::number("r"),
         Column::number("g"),
         Column::number("bits/key"),
         Column::number("worst FP (formula)"),
@@ -138,12 +130,9 @@ impl TableRow for Summary {
         Column::number("just left"),
         Column::number("gone"),
         Column::number("false neg."),
-        Column::number("ring bits/key"),
-        Column::number("ring max FP"),
     ];
 
     fn cells(&self) -> Vec<String> {
-        let opt = |x: Option<f64>, f: fn(f64) -> String| x.map_or_else(|| "-".to_owned(), f);
         vec![
             output::count(self.window as u64),
             self.hashes.to_string(),
@@ -156,57 +145,7 @@ impl TableRow for Summary {
             output::rate(self.just_left_fp),
             output::rate(self.gone_fp),
             self.false_negatives.to_string(),
-            opt(self.ring_bits_per_key, |b| format!("{b:.2}")),
-            opt(self.ring_max_fp, output::rate),
         ]
-    }
-}
-
-/// A ring of `r + 1` Bloom filters sharing one hash key: inserts go to the
-/// newest; every `per` inserts the oldest is cleared and becomes the
-/// newest; a key is present when any filter holds it.
-struct Ring {
-    filters: Vec<BloomFilter>,
-    newest: usize,
-    count: usize,
-    per: usize,
-}
-
-impl Ring {
-    fn new(window: usize, r: usize, fp: f64, key: HashKey) -> Result<Self, CliError> {
-        let per = window.div_ceil(r);
-        let filters = (0..=r)
-            .map(|_| {
-                BloomFilter::with_fp_rate(fp / (r + 1) as f64)
-                    .hash_key(key)
-                    .expected_items(per)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Ring {
-            filters,
-            newest: 0,
-            count: 0,
-            per,
-        })
-    }
-
-    fn insert(&mut self, digest: Digest) -> Result<(), CliError> {
-        if self.count == self.per {
-            self.newest = (self.newest + 1) % self.filters.len();
-            self.filters[self.newest].clear();
-            self.count = 0;
-        }
-        self.filters[self.newest].insert_digest(digest)?;
-        self.count += 1;
-        Ok(())
-    }
-
-    fn contains(&self, digest: Digest) -> bool {
-        self.filters.iter().any(|f| f.contains_digest(digest))
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.filters.iter().map(BloomFilter::memory_bytes).sum()
     }
 }
 
@@ -237,8 +176,8 @@ fn digests(keys: &KeyList, key: HashKey) -> Result<Vec<Digest>, CliError> {
     Ok(out)
 }
 
-/// Streams `passes·window` keys through a sliding filter (and a ring),
-/// measuring as the module says.
+/// Streams `passes·window` keys through a sliding filter, measuring as
+/// the module says.
 fn stream(
     args: &SlidingArgs,
     window: usize,
@@ -246,33 +185,28 @@ fn stream(
     fresh: &KeyList,
 ) -> Result<(Summary, Vec<Point>), CliError> {
     let hash = args.hash.for_variant(approxset::Variant::Sliding)?;
-    let mut filter = SlidingBloomFilter::with_fp_rate(fp)
+    let mut builder = SlidingBloomFilter::with_fp_rate(fp)
         .seed(args.seed)
-        .hash(hash)
-        .window(window)?;
+        .hash(hash);
+    if args.generations > 0 {
+        builder = builder.generations(args.generations);
+    }
+    let mut filter = builder.window(window)?;
     let key = filter.hash_key();
     let params = filter.params();
-    let (l, g) = (u64::from(params.generations()), params.generation_size());
+    let (r, g) = (u64::from(params.generations()), params.generation_size());
     let total = window
         .checked_mul(args.passes)
         .ok_or_else(|| CliError::usage("invalid --passes: passes·W is too large"))?;
     let members = digests(&KeyList::numbered("member-", total)?, key)?;
     let fresh = digests(fresh, key)?;
-    let mut ring = match args.ring {
-        0 => None,
-        r => Some(Ring::new(window, r, fp, key)?),
-    };
     let step = g.div_ceil(4).max(1);
-    let k = u64::from(params.hashes());
-    let horizon = (l + 1) * g;
-    let gone_after = (l + k) * g;
+    let horizon = (r + 1) * g;
+    let gone_after = (r + 2) * g;
     let mut points = Vec::new();
     let mut false_negatives = 0u64;
     for (i, &d) in members.iter().enumerate() {
         filter.insert_digest(d)?;
-        if let Some(ring) = &mut ring {
-            ring.insert(d)?;
-        }
         let inserts = i as u64 + 1;
         if !inserts.is_multiple_of(step) && inserts != total as u64 {
             continue;
@@ -298,7 +232,6 @@ fn stream(
             forgotten_queries: forgotten.len() as u64,
             gone_fp: (!gone.is_empty()).then(|| rate(gone, |d| filter.contains_digest(d))),
             gone_queries: gone.len() as u64,
-            ring_fp: ring.as_ref().map(|r| rate(&fresh, |d| r.contains(d))),
         });
     }
     let max = |f: fn(&Point) -> Option<f64>| points.iter().filter_map(f).fold(0.0, f64::max);
@@ -323,10 +256,6 @@ fn stream(
         just_left_fp: pooled(&points, |p| (p.forgotten_fp, p.forgotten_queries)),
         gone_fp: pooled(&points, |p| (p.gone_fp, p.gone_queries)),
         false_negatives,
-        ring_bits_per_key: ring
-            .as_ref()
-            .map(|r| r.memory_bytes() as f64 * 8.0 / window as f64),
-        ring_max_fp: ring.as_ref().map(|_| max(|p| p.ring_fp)),
     };
     Ok((summary, points))
 }
@@ -339,6 +268,13 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
         return Err(CliError::usage(format!(
             "invalid --passes: must be between 1 and {MAX_PASSES}, got {}",
             args.passes
+        )));
+    }
+    if args.generations >= sizing::MAX_SLICES {
+        return Err(CliError::usage(format!(
+            "invalid --generations: must be between 0 and {}, got {}",
+            sizing::MAX_SLICES - 1,
+            args.generations
         )));
     }
     if args.windows.is_empty() {
@@ -387,23 +323,12 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
     report.notes.push(
         "worst FP: the formula's rate just before a generation ends (every generation full); \
          max measured: the highest rate on the fresh keys at any point; mean: their mean once \
-         (l + 1)·g keys are in; just left: the rate over \
-         every point's members (l + 1)·g to (l + 2)·g inserts old, no longer guaranteed but \
-         with k − 1 of their bits still set; gone: the rate over every point's members more \
-         than (l + k)·g inserts old, none of whose bits remain; false neg.: keys of the last W missing, summed \
-         over the points (always 0)"
+         (r + 1)·g keys are in; just left: the rate over every point's members (r + 1)·g to \
+         (r + 2)·g inserts old, their block cleared at most a generation ago; gone: the rate \
+         over every point's members more than (r + 2)·g inserts old; both are a fresh key's \
+         rate; false neg.: keys of the last W missing, summed over the points (always 0)"
             .to_owned(),
     );
-    if args.ring > 0 {
-        report.notes.push(format!(
-            "ring: {} Bloom filters of ⌈W/{}⌉ keys at p/{} each, the oldest cleared every \
-             ⌈W/{}⌉ inserts",
-            args.ring + 1,
-            args.ring,
-            args.ring + 1,
-            args.ring
-        ));
-    }
     if let Some(path) = &args.plot {
         report.notes.push(format!("plot: {}", path.display()));
     }
@@ -411,8 +336,8 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
 }
 
 /// The figure: FP against inserts (in windows), per window the measured
-/// rate on fresh keys, on forgotten keys, the worst-moment formula and the
-/// ring's rate, with the target.
+/// rate on fresh keys, on forgotten keys and the worst-moment formula, with
+/// the target.
 fn chart(summaries: &[Summary], points: &[Point], fp: f64, args: &SlidingArgs) -> Chart {
     let mut series = Vec::new();
     for (i, s) in summaries.iter().enumerate() {
@@ -429,7 +354,7 @@ fn chart(summaries: &[Summary], points: &[Point], fp: f64, args: &SlidingArgs) -
         // The window's colour in the legend; the styles below say what.
         series.push(Series {
             label: Some(format!(
-                "W = {}: k = {}, l = {}, g = {}, {:.1} bits/key",
+                "W = {}: k = {}, r = {}, g = {}, {:.1} bits/key",
                 output::count(w as u64),
                 s.hashes,
                 s.generations,
@@ -458,12 +383,6 @@ fn chart(summaries: &[Summary], points: &[Point], fp: f64, args: &SlidingArgs) -
             style: Style::Dashed,
             points: vec![(0.0, s.worst_fp), (args.passes as f64, s.worst_fp)],
         });
-        series.push(Series {
-            label: None,
-            colour,
-            style: Style::Thin,
-            points: curve(|p| p.ring_fp, 1),
-        });
     }
     let key = |label: String, style: Style| Series {
         label: Some(label),
@@ -474,26 +393,15 @@ fn chart(summaries: &[Summary], points: &[Point], fp: f64, args: &SlidingArgs) -
     series.extend([
         key("fresh keys (line)".to_owned(), Style::Line),
         key(
-            "keys that just left: (l+1)g to (l+2)g inserts old".to_owned(),
+            "keys that just left: (r+1)g to (r+2)g inserts old".to_owned(),
             Style::Points(Mark::Ring),
         ),
         key(
-            "keys older than (l+k)g inserts".to_owned(),
+            "keys older than (r+2)g inserts".to_owned(),
             Style::Points(Mark::Cross),
         ),
         key("worst moment, formula".to_owned(), Style::Dashed),
     ]);
-    if args.ring > 0 {
-        series.push(key(
-            format!(
-                "ring of {} Bloom filters of W/{} keys at p/{}, fresh keys",
-                args.ring + 1,
-                args.ring,
-                args.ring + 1
-            ),
-            Style::Thin,
-        ));
-    }
     series.push(Series {
         label: Some(format!("target p = {fp}")),
         colour: plot::colour(plot::REFERENCE_COLOUR),
@@ -569,7 +477,7 @@ mod tests {
             assert_eq!(s.false_negatives, 0, "W = {w}");
             assert!(s.worst_fp <= 0.01, "W = {w}: {s:?}");
             assert_eq!(points.last().unwrap().inserts, 3 * w as u64);
-            // Points every ⌈g/4⌉ inserts: about 4·l a window.
+            // Points every ⌈g/4⌉ inserts: about 4·r a window.
             let per_window = points.len() as f64 / 3.0;
             assert!(
                 per_window >= f64::from(s.generations),
@@ -579,17 +487,18 @@ mod tests {
             let q = a.queries as u64;
             for p in &points {
                 assert!(p.measured_fp * q as f64 <= bound(q, 0.01), "W = {w}: {p:?}");
-                assert!(
-                    p.ring_fp.unwrap() * q as f64 <= bound(q, 0.01),
-                    "W = {w}: {p:?}"
-                );
-                if let Some(f) = p.gone_fp {
-                    let n = p.gone_queries;
-                    assert!(f * n as f64 <= bound(n, 0.01), "W = {w}: {p:?}");
+                // Keys past the horizon are gone: a fresh key's rate.
+                for (f, n) in [
+                    (p.gone_fp, p.gone_queries),
+                    (p.forgotten_fp, p.forgotten_queries),
+                ] {
+                    if let Some(f) = f {
+                        assert!(f * n as f64 <= bound(n, 0.01), "W = {w}: {p:?}");
+                    }
                 }
             }
-            // Keys leave: by the last point some are past (l + k)·g.
-            let gone_after = u64::from(s.generations + s.hashes) * s.generation_size;
+            // Keys leave: by the last point some are past (r + 2)·g.
+            let gone_after = u64::from(s.generations + 2) * s.generation_size;
             let last = points.last().unwrap();
             assert_eq!(last.gone_queries > 0, 3 * w as u64 > gone_after, "W = {w}");
             assert!(last.forgotten_queries > 0 || w < 10, "W = {w}");
@@ -604,6 +513,7 @@ mod tests {
             &["--windows", "0"],
             &["--fp", "1.5"],
             &["--queries", "0"],
+            &["--generations", "64"],
         ] {
             let e = run(&args(line), true).unwrap_err();
             assert!(matches!(e, CliError::Usage(_)), "{line:?}: {e}");

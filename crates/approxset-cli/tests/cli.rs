@@ -526,7 +526,6 @@ fn plots_are_svg_with_labelled_axes() {
                 "W = 500: k = ",
                 "worst moment, formula",
                 "keys that just left",
-                "ring of 5 Bloom filters",
                 "target p = 0.01",
             ],
         ),
@@ -3032,7 +3031,7 @@ fn a_sliding_window_of_inserts_through_the_cli() {
         stderr.contains("200 keys went into a sliding filter with a window of 50 inserts"),
         "{stderr}"
     );
-    // The last 50 always; the first 100, (l + 1)·g ≤ 100 inserts back, only
+    // The last 50 always; the first 100, (r + 1)·g ≤ 100 inserts back, only
     // as false positives: at p = 0.01 over 100 keys, 10 or more has a
     // probability of about 1e-7.
     assert!(query(&file, &keys[150..]).iter().all(|&p| p));
@@ -3057,7 +3056,7 @@ fn a_sliding_window_of_inserts_through_the_cli() {
     // 200 inserts of g each: the generations ended so far.
     assert_eq!(generation, (200 - 1) / g, "{info}");
     let human = String::from_utf8(run(&["info", "--filter", &file]).stdout).unwrap();
-    for label in ["generations l", "generation size g", "window (inserts)"] {
+    for label in ["generations r", "generation size g", "window (inserts)"] {
         assert!(human.contains(label), "{human}");
     }
 
@@ -3164,11 +3163,11 @@ fn a_sliding_time_window_moves_with_the_tick_given() {
     };
     assert!(ask("1059", "alice"), "59 ticks later: inside the window");
     // Inserted at 1000, in the generation of [1000, 1000 + interval): found
-    // through l more generations, gone after (l + 1)·interval ticks.
+    // through r more generations, gone after (r + 1)·interval ticks.
     let last = (1000 + window + interval - 1).to_string();
     assert!(ask(&last, "alice"), "the last tick of its last generation");
     let forgotten = (1000 + window + interval).to_string();
-    assert!(!ask(&forgotten, "alice"), "past (l + 1)·⌈T/l⌉: forgotten");
+    assert!(!ask(&forgotten, "alice"), "past (r + 1)·⌈T/r⌉: forgotten");
     assert_eq!(std::fs::read(&file).unwrap(), before);
 
     // add --tick moves the clock and saves it; the old keys go.
@@ -3275,7 +3274,7 @@ fn experiment_sliding_prints_its_series() {
                 "measured_fp",
                 "estimated_fp",
                 "forgotten_queries",
-                "ring_fp",
+                "gone_queries",
             ] {
                 assert!(p.get(field).is_some(), "{p} lacks {field}");
             }

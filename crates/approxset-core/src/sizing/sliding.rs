@@ -292,20 +292,31 @@ fn search(window: u64, fp_rate: f64, generations: u32) -> Result<SlidingParams> 
     } else {
         generations..=generations
     };
+    // A block of g keys at rate p_b takes at least g·log₂(1/p_b)/ln 2 bits
+    // (the textbook rate at its best real k is below every classic rate):
+    // try the rings from the least such bound up, and stop once the bound
+    // passes the best ring found. Sizing a small block exactly is slow, so
+    // this matters more than the order of a few dozen comparisons.
+    let mut order: Vec<(f64, u32)> = range
+        .map(|r| {
+            let g = window.div_ceil(u64::from(r)) as f64;
+            let per_block = g * -block_target(fp_rate, r + 1).log2() / std::f64::consts::LN_2;
+            (f64::from(r + 1) * per_block, r)
+        })
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut best: Option<SlidingParams> = None;
-    for r in range {
-        if let Some(b) = best {
-            // Each block holds g keys at p_b: at least g·log₂(1/p_b) bits.
-            let g = window.div_ceil(u64::from(r));
-            let least = f64::from(r + 1) * g as f64 * -block_target(fp_rate, r + 1).log2();
-            if least >= b.bits() as f64 {
-                continue;
-            }
+    for (least, r) in order {
+        if best.is_some_and(|b| least >= b.bits() as f64) {
+            break;
         }
         let Some(params) = ring_for(window, fp_rate, r) else {
             continue;
         };
-        if best.is_none_or(|b| params.bits() < b.bits()) {
+        let better = best.is_none_or(|b| {
+            params.bits() < b.bits() || (params.bits() == b.bits() && r < b.generations())
+        });
+        if better {
             best = Some(params);
         }
     }
