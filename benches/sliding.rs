@@ -1,6 +1,6 @@
-//! The sliding-window filter (an age-partitioned Bloom filter) against the
-//! simple alternative, a ring of whole Bloom filters remembering the same
-//! window at the same worst-moment rate, and a classic filter of the window's
+//! The sliding-window filter (a ring of Bloom filters in one bit array)
+//! against a ring of separate classic filters remembering the same window
+//! at the same worst-moment rate, and a classic filter of the window's
 //! keys as the floor (it never forgets, so it is no sliding filter: the
 //! cost of a lookup without a window). Window W = 10⁶ at 1 %, in the steady
 //! state (2·W keys inserted before the W members, so every generation is

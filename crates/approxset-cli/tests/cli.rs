@@ -3147,10 +3147,10 @@ fn a_sliding_time_window_moves_with_the_tick_given() {
     assert_eq!(params["tick"].as_u64(), Some(1000), "{info}");
     let interval = params["generation_interval"].as_u64().unwrap();
     let window = params["time_window"].as_u64().unwrap();
-    let l = params["generations"].as_u64().unwrap();
-    // A generation every ⌈T/l⌉ ticks; l of them always remembered.
-    assert_eq!(interval, 60u64.div_ceil(l), "{info}");
-    assert_eq!(window, l * interval, "{info}");
+    let r = params["generations"].as_u64().unwrap();
+    // A generation every ⌈T/r⌉ ticks; r of them always remembered.
+    assert_eq!(interval, 60u64.div_ceil(r), "{info}");
+    assert_eq!(window, r * interval, "{info}");
     assert!(window >= 60, "{info}");
 
     // query --tick answers as of that tick and leaves the file alone.
@@ -3162,11 +3162,14 @@ fn a_sliding_time_window_moves_with_the_tick_given() {
             .unwrap()
     };
     assert!(ask("1059", "alice"), "59 ticks later: inside the window");
-    // Inserted at 1000, in the generation of [1000, 1000 + interval): found
-    // through r more generations, gone after (r + 1)·interval ticks.
-    let last = (1000 + window + interval - 1).to_string();
+    // Inserted at 1000, in the generation that started at the multiple of
+    // the interval at or before it: found through r more generations, gone
+    // (r + 1)·interval ticks after that start.
+    let start = 1000 - 1000 % interval;
+    let last = (start + window + interval - 1).to_string();
     assert!(ask(&last, "alice"), "the last tick of its last generation");
-    let forgotten = (1000 + window + interval).to_string();
+    let gone_at = start + window + interval;
+    let forgotten = gone_at.to_string();
     assert!(!ask(&forgotten, "alice"), "past (r + 1)·⌈T/r⌉: forgotten");
     assert_eq!(std::fs::read(&file).unwrap(), before);
 
@@ -3176,7 +3179,7 @@ fn a_sliding_time_window_moves_with_the_tick_given() {
     let info = json(&["info", "--filter", &file]);
     assert_eq!(
         info["parameters"]["tick"].as_u64(),
-        Some(1000 + window + interval)
+        Some(gone_at)
     );
     assert_eq!(
         query(&file, &["alice".into(), "bob".into(), "carol".into()]),
