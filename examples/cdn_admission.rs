@@ -405,18 +405,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "\nfalse yes: of the requests the exact window of W says no to (not requested in the \
          last W), the share the policy said yes to; false no: of those it says yes to, the share \
          the policy said no to. The reset Bloom filter forgets the whole window at each reset \
-         (every {WINDOW} requests); the sliding filter (k = {}, l = {}, g = {}) remembers at \
-         least the last l·g = {} requests and at most (l + 1)·g = {}, so it never says no where \
+         (every {WINDOW} requests); the sliding filter (k = {}, r = {}, g = {}) remembers at \
+         least the last r·g = {} requests and at most (r + 1)·g = {}, so it never says no where \
          the exact window says yes; its extra yeses are false positives (at most p) and objects \
-         last requested just before the window (up to (l + k)·g = {} requests back some of \
-         their bits remain). memory: the filters' bits; the exact window's queue of \
-         8-byte ids and its map's buckets (7/8 full at most) of 17 bytes.",
+         last requested just before the window (up to (r + 1)·g requests back their block is \
+         still there). memory: the filters' bits; the exact window's queue of 8-byte ids and \
+         its map's buckets (7/8 full at most) of 17 bytes.",
         params.hashes(),
         params.generations(),
         params.generation_size(),
         params.window(),
         params.window() + params.generation_size(),
-        u64::from(params.generations() + params.hashes()) * params.generation_size(),
     );
     Ok(())
 }

@@ -87,7 +87,7 @@ pub enum Variant {
     Fuse,
     /// The sliding-window Bloom filter, [`SlidingBloomFilter`](crate::SlidingBloomFilter):
     /// `expected_items` is its window `W`, and it remembers the keys of
-    /// its last `W` inserts (at least; up to about `W·(l + 1)/l`) and
+    /// its last `W` inserts (at least; up to about `W·(r + 1)/r`) and
     /// forgets older ones, at most `fp_rate` at every moment. A key inserted
     /// earlier than its window is **not** guaranteed to be found.
     Sliding,

@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     for &op in ops {
         if op == 0xFF {
             // An early end of a generation forgets at most a generation
-X
+            // early: only the last r generations' keys stay guaranteed, so
             // the exact model restarts from the keys inserted after it.
             filter.advance();
             recent.clear();

@@ -3040,15 +3040,15 @@ fn a_sliding_window_of_inserts_through_the_cli() {
 
     let info = json(&["info", "--filter", &file]);
     let params = &info["parameters"];
-    let (k, l, g) = (
+    let (k, r, g) = (
         params["hashes"].as_u64().unwrap(),
         params["generations"].as_u64().unwrap(),
         params["generation_size"].as_u64().unwrap(),
     );
-    assert!(k >= 1 && l >= 1 && g >= 1, "{info}");
-    assert_eq!(params["window"].as_u64(), Some(l * g), "{info}");
-    assert!(l * g >= 50 && (l - 1) * g < 50, "{info}");
-    assert!((l + 1) * g <= 100, "{info}");
+    assert!(k >= 1 && r >= 1 && g >= 1, "{info}");
+    assert_eq!(params["window"].as_u64(), Some(r * g), "{info}");
+    assert!(r * g >= 50 && (r - 1) * g < 50, "{info}");
+    assert!((r + 1) * g <= 100, "{info}");
     assert_eq!(info["capacity"].as_u64(), Some(50));
     assert_eq!(info["supports_delete"], false);
     assert!(params.get("tick").is_none(), "a window of inserts: {info}");
@@ -3090,7 +3090,7 @@ fn a_sliding_window_of_inserts_through_the_cli() {
     assert_fails(&out, 2, &["--tick"], "query --tick");
     assert_eq!(std::fs::read(&file).unwrap(), before);
 
-    // design: k, l, g and the window, in JSON and a note.
+    // design: k, r, g and the window, in JSON and a note.
     let doc = json(&[
         "design",
         "--items",
@@ -3102,9 +3102,9 @@ fn a_sliding_window_of_inserts_through_the_cli() {
     ]);
     let row = &doc.as_array().unwrap()[0];
     assert_eq!(row["hashes"].as_u64(), Some(k), "{row}");
-    assert_eq!(row["generations"].as_u64(), Some(l), "{row}");
+    assert_eq!(row["generations"].as_u64(), Some(r), "{row}");
     assert_eq!(row["generation_size"].as_u64(), Some(g), "{row}");
-    assert_eq!(row["window"].as_u64(), Some(l * g), "{row}");
+    assert_eq!(row["window"].as_u64(), Some(r * g), "{row}");
     assert!(row["expected_fp"].as_f64().unwrap() <= 0.01, "{row}");
     let classic = json(&[
         "design",

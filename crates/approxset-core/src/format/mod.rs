@@ -84,7 +84,7 @@ pub mod tag {
     /// Binary fuse filter (static: built once from every key); new in
     /// format version 3.
     pub const FUSE: u8 = 8;
-    /// Sliding-window (age-partitioned) Bloom filter; new in format
+    /// Sliding-window filter (a ring of Bloom filters); new in format
     /// version 3.
     pub const SLIDING: u8 = 9;
 
