@@ -128,13 +128,13 @@ fn body_fields(variant: Variant, bytes: &[u8]) -> Vec<Field> {
                 int("hashes", h, 4),
                 int("generations", h + 4, 4),
                 int("generation size", h + 8, 8),
-                int("slice bits", h + 16, 8),
+                int("block bits", h + 16, 8),
                 int("capacity", h + 24, 8),
                 float("fp_rate", h + 32),
                 int("generation interval", h + 40, 8),
                 int("tick", h + 48, 8),
                 int("generation", h + 56, 8),
-                int("newest slice", h + 64, 8),
+                int("newest block", h + 64, 8),
             ];
             let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
             let blocks = word(h + 4) as usize + 1;

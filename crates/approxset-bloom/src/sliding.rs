@@ -545,13 +545,13 @@ impl SlidingBloomFilter {
         let k = r.u32("hashes")?;
         let gens = r.u32("generations")?;
         let g = r.u64("generation size")?;
-        let m = r.u64("slice bits")?;
+        let m = r.u64("block bits")?;
         let capacity = r.usize("capacity")?;
         let fp_rate = r.f64("fp_rate")?;
         let interval = r.u64("generation interval")?;
         let tick = r.u64("tick")?;
         let generation = r.u64("generation")?;
-        let newest = r.u64("newest slice")?;
+        let newest = r.u64("newest block")?;
         let corrupt = |e: Error| Error::corrupt(e.to_string());
         let params = SlidingParams::new(k, gens, g, m).map_err(corrupt)?;
         validate_bloom_fp_rate(fp_rate).map_err(corrupt)?;

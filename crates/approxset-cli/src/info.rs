@@ -96,7 +96,7 @@ const LABELS: &[(&str, &str, Shown)] = &[
     ("max_bytes", "memory limit", Shown::Bytes),
     ("generations", "generations r", Shown::Count),
     ("generation_size", "generation size g", Shown::Count),
-    ("slice_bits", "bits per slice", Shown::Count),
+    ("slice_bits", "bits per block", Shown::Count),
     ("window", "window (inserts)", Shown::Count),
     ("generation", "generation", Shown::Count),
     ("generation_len", "inserts this generation", Shown::Count),
