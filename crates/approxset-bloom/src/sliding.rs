@@ -12,7 +12,7 @@ use approxset_core::sizing::{
 use approxset_core::{BuildOptions, Digest, Error, HashKey, ProbeScheme, Result, Value};
 
 use crate::bits::BitVec;
-use crate::layout::{Classic, Layout};
+use crate::layout::{Classic, Layout, all_probes};
 
 /// The format version that has the sliding filter's tag.
 const FORMAT_VERSION: u16 = 3;
@@ -249,15 +249,17 @@ impl SlidingBloomFilter {
     }
 
     /// Whether a precomputed digest may be present: some block holds all
-    /// `k` of its bits. Blocks are read newest first, each up to its first
-    /// clear bit.
+    /// `k` of its bits. Blocks are read newest first, each as the Bloom
+    /// filters read theirs (a few bits at a time, up to a clear one).
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
         let (m, k) = (self.params.slice_bits(), self.params.hashes());
         (0..self.params.slices()).any(|age| {
             let start = u64::from(self.physical(age)) * m;
-            Classic::positions(m, k, ProbeScheme::Mixed, digest)
-                .all(|position| self.bits.get(start + position))
+            all_probes(
+                Classic::positions(m, k, ProbeScheme::Mixed, digest),
+                |position| self.bits.get(start + position),
+            )
         })
     }
 
