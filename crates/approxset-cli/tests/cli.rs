@@ -3177,10 +3177,7 @@ fn a_sliding_time_window_moves_with_the_tick_given() {
     let out = run(&["add", "--filter", &file, "--tick", &forgotten, "carol"]);
     succeeded(&out, "add --tick");
     let info = json(&["info", "--filter", &file]);
-    assert_eq!(
-        info["parameters"]["tick"].as_u64(),
-        Some(gone_at)
-    );
+    assert_eq!(info["parameters"]["tick"].as_u64(), Some(gone_at));
     assert_eq!(
         query(&file, &["alice".into(), "bob".into(), "carol".into()]),
         [false, false, true]

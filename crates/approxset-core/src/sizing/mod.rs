@@ -369,7 +369,12 @@ pub fn partitioned_params(items: usize, fp_rate: f64) -> Result<BloomParams> {
 fn least_params(items: usize, fp_rate: f64, partitioned: bool) -> Result<BloomParams> {
     validate_items(items)?;
     validate_bloom_fp_rate(fp_rate)?;
-    least_units(items as u64, fp_rate, partitioned, hash_candidates(fp_rate)?)
+    least_units(
+        items as u64,
+        fp_rate,
+        partitioned,
+        hash_candidates(fp_rate)?,
+    )
 }
 
 /// The classic filter of the fewest bits holding `items ≥ 1` items at a
