@@ -1,12 +1,14 @@
 //! Filters that threads share: inserts and lookups through `&self`.
 
+use crate::error::Result;
 use crate::hash::Digest;
 use crate::key::Key;
 use crate::traits::Membership;
 
 /// A filter that many threads insert into and query at once through a
-/// shared reference, without a lock (e.g. `approxset::AtomicBloomFilter`).
-/// Its read side is [`Membership`], whose lookups already take `&self`.
+/// shared reference: `approxset::AtomicBloomFilter` (no lock) and
+/// [`Sharded`](crate::Sharded) (a lock per shard). Its read side is
+/// [`Membership`], whose lookups already take `&self`.
 /// Object safe; the generic methods are in [`ConcurrentApproxSetExt`] (and
 /// [`MembershipExt`](crate::MembershipExt)) and inherent on
 /// `dyn ConcurrentApproxSet + Send + Sync`.
@@ -15,17 +17,24 @@ use crate::traits::Membership;
 /// # extern crate approxset_core as approxset;
 /// use approxset::ConcurrentApproxSet;
 ///
-/// fn warm(set: &(dyn ConcurrentApproxSet + Send + Sync), keys: &[&str]) {
+/// fn warm(set: &(dyn ConcurrentApproxSet + Send + Sync), keys: &[&str]) -> approxset::Result<()> {
 ///     for k in keys {
-///         set.insert_shared(*k);
+///         set.insert_shared(*k)?;
 ///     }
+///     Ok(())
 /// }
 /// # let _ = warm;
 /// ```
 pub trait ConcurrentApproxSet: Membership {
-    /// Inserts the key whose digest is `digest`; whether it was certainly
-    /// new. Cannot fail.
-    fn insert_digest_shared(&self, digest: Digest) -> bool;
+    /// Inserts the key whose digest is `digest`; `Ok(true)` when it was
+    /// certainly new.
+    ///
+    /// # Errors
+    /// As [`ApproxSet::insert_digest`](crate::ApproxSet::insert_digest) on
+    /// the filter (or shard) that takes the key, and then nothing changes:
+    /// the atomic Bloom filter never fails, a sharded cuckoo filter fails
+    /// with [`Error::Full`](crate::Error::Full) when the key's shard is full.
+    fn insert_digest_shared(&self, digest: Digest) -> Result<bool>;
 
     /// Whether the key whose digest is `digest` may be in the set:
     /// [`Membership::contains_digest`], by default.
@@ -44,10 +53,15 @@ pub trait ConcurrentApproxSet: Membership {
     /// [`insert_digest_shared`](Self::insert_digest_shared) on each would.
     /// The default is a loop; `AtomicBloomFilter` asks for a chunk's blocks
     /// before it sets their bits, so that their cache misses overlap.
-    fn insert_digests_shared(&self, digests: &[Digest]) {
+    ///
+    /// # Errors
+    /// As [`insert_digest_shared`](Self::insert_digest_shared): the first
+    /// error stops the batch, and the digests before it stay inserted.
+    fn insert_digests_shared(&self, digests: &[Digest]) -> Result<()> {
         for &digest in digests {
-            self.insert_digest_shared(digest);
+            self.insert_digest_shared(digest)?;
         }
+        Ok(())
     }
 }
 
@@ -55,8 +69,11 @@ pub trait ConcurrentApproxSet: Membership {
 /// included.
 pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
     /// Inserts `item` (its [`Key`] bytes) through `&self`.
+    ///
+    /// # Errors
+    /// As [`ConcurrentApproxSet::insert_digest_shared`].
     #[inline]
-    fn insert_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+    fn insert_shared<K: Key + ?Sized>(&self, item: &K) -> Result<bool> {
         self.insert_digest_shared(self.hash_key().digest(item))
     }
 
@@ -80,14 +97,15 @@ pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
     /// [`insert_shared`](Self::insert_shared) on each would; hashed a chunk
     /// at a time, then inserted through
     /// [`insert_digests_shared`](ConcurrentApproxSet::insert_digests_shared).
+    ///
+    /// # Errors
+    /// As [`ConcurrentApproxSet::insert_digests_shared`]: the first error
+    /// stops the batch, and the items before it stay inserted.
     #[inline]
-    fn insert_batch_shared<K: Key>(&self, items: &[K]) {
-        let inserted: Result<(), std::convert::Infallible> =
-            crate::traits::insert_by_chunks(self.hash_key(), items, |digests| {
-                self.insert_digests_shared(digests);
-                Ok(())
-            });
-        let Ok(()) = inserted;
+    fn insert_batch_shared<K: Key>(&self, items: &[K]) -> Result<()> {
+        crate::traits::insert_by_chunks(self.hash_key(), items, |digests| {
+            self.insert_digests_shared(digests)
+        })
     }
 }
 
@@ -97,8 +115,11 @@ macro_rules! inherent_shared_methods {
     ($($dyn_ty:ty),*) => {$(
         impl<'a> $dyn_ty {
             /// Inserts `item`; see [`ConcurrentApproxSetExt::insert_shared`].
+            ///
+            /// # Errors
+            /// As [`ConcurrentApproxSet::insert_digest_shared`].
             #[inline]
-            pub fn insert_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+            pub fn insert_shared<K: Key + ?Sized>(&self, item: &K) -> Result<bool> {
                 ConcurrentApproxSetExt::insert_shared(self, item)
             }
 
@@ -118,8 +139,11 @@ macro_rules! inherent_shared_methods {
 
             /// Inserts every item, in order; see
             /// [`ConcurrentApproxSetExt::insert_batch_shared`].
+            ///
+            /// # Errors
+            /// As [`ConcurrentApproxSetExt::insert_batch_shared`].
             #[inline]
-            pub fn insert_batch_shared<K: Key>(&self, items: &[K]) {
+            pub fn insert_batch_shared<K: Key>(&self, items: &[K]) -> Result<()> {
                 ConcurrentApproxSetExt::insert_batch_shared(self, items)
             }
         }

@@ -44,6 +44,7 @@ mod macros;
 mod options;
 #[cfg(feature = "serde")]
 pub mod serde_support;
+pub mod sharded;
 pub mod sizing;
 mod traits;
 
@@ -54,6 +55,7 @@ pub use key::{Hashed, Key, KeySink};
 #[doc(hidden)]
 pub use macros::same_type;
 pub use options::BuildOptions;
+pub use sharded::Sharded;
 pub use traits::{
     ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
 };
