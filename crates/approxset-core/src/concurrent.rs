@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::hash::Digest;
 use crate::key::Key;
-use crate::traits::Membership;
+use crate::traits::{Deletable, Membership};
 
 /// A filter that many threads insert into and query at once through a
 /// shared reference: `approxset::AtomicBloomFilter` (no lock) and
@@ -111,6 +111,58 @@ pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
 
 impl<S: ConcurrentApproxSet + ?Sized> ConcurrentApproxSetExt for S {}
 
+/// A [`ConcurrentApproxSet`] that threads also remove from through `&self`
+/// ([`Sharded`](crate::Sharded) over the counting and cuckoo filters). A key
+/// whose insert returned `Ok` is found until a remove of it begins. Object
+/// safe; the generic methods are in [`ConcurrentDeletableExt`] and inherent
+/// on `dyn ConcurrentDeletable + Send + Sync`.
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::ConcurrentDeletable;
+///
+/// fn evict(set: &(dyn ConcurrentDeletable + Send + Sync), keys: &[&str]) -> usize {
+///     keys.iter().filter(|k| set.remove_shared(**k)).count()
+/// }
+/// # let _ = evict;
+/// ```
+pub trait ConcurrentDeletable: ConcurrentApproxSet + Deletable {
+    /// Removes one copy of the key whose digest is `digest`, as
+    /// [`Deletable::remove_digest`] does, through `&self`.
+    fn remove_digest_shared(&self, digest: Digest) -> bool;
+
+    /// Inserts the key whose digest is `digest` unless the filter may
+    /// already hold it, in one step that no other thread's operation on the
+    /// key comes between: `Ok(true)` when it inserted.
+    ///
+    /// # Errors
+    /// As [`insert_digest_shared`](ConcurrentApproxSet::insert_digest_shared).
+    fn insert_digest_if_absent_shared(&self, digest: Digest) -> Result<bool>;
+}
+
+/// The generic methods of every [`ConcurrentDeletable`], trait objects
+/// included.
+pub trait ConcurrentDeletableExt: ConcurrentDeletable {
+    /// Removes one copy of `item` through `&self`; see
+    /// [`ConcurrentDeletable::remove_digest_shared`].
+    #[inline]
+    fn remove_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+        self.remove_digest_shared(self.hash_key().digest(item))
+    }
+
+    /// Inserts `item` unless the filter may already hold it; see
+    /// [`ConcurrentDeletable::insert_digest_if_absent_shared`].
+    ///
+    /// # Errors
+    /// As [`ConcurrentApproxSet::insert_digest_shared`].
+    #[inline]
+    fn insert_if_absent_shared<K: Key + ?Sized>(&self, item: &K) -> Result<bool> {
+        self.insert_digest_if_absent_shared(self.hash_key().digest(item))
+    }
+}
+
+impl<S: ConcurrentDeletable + ?Sized> ConcurrentDeletableExt for S {}
+
 macro_rules! inherent_shared_methods {
     ($($dyn_ty:ty),*) => {$(
         impl<'a> $dyn_ty {
@@ -152,5 +204,35 @@ macro_rules! inherent_shared_methods {
 
 inherent_shared_methods!(
     dyn ConcurrentApproxSet + 'a,
-    dyn ConcurrentApproxSet + Send + Sync + 'a
+    dyn ConcurrentApproxSet + Send + Sync + 'a,
+    dyn ConcurrentDeletable + 'a,
+    dyn ConcurrentDeletable + Send + Sync + 'a
+);
+
+macro_rules! inherent_shared_removes {
+    ($($dyn_ty:ty),*) => {$(
+        impl<'a> $dyn_ty {
+            /// Removes one copy of `item`; see
+            /// [`ConcurrentDeletableExt::remove_shared`].
+            #[inline]
+            pub fn remove_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+                ConcurrentDeletableExt::remove_shared(self, item)
+            }
+
+            /// Inserts `item` unless it may be present; see
+            /// [`ConcurrentDeletableExt::insert_if_absent_shared`].
+            ///
+            /// # Errors
+            /// As [`ConcurrentApproxSet::insert_digest_shared`].
+            #[inline]
+            pub fn insert_if_absent_shared<K: Key + ?Sized>(&self, item: &K) -> Result<bool> {
+                ConcurrentDeletableExt::insert_if_absent_shared(self, item)
+            }
+        }
+    )*};
+}
+
+inherent_shared_removes!(
+    dyn ConcurrentDeletable + 'a,
+    dyn ConcurrentDeletable + Send + Sync + 'a
 );

@@ -48,7 +48,9 @@ pub mod sharded;
 pub mod sizing;
 mod traits;
 
-pub use concurrent::{ConcurrentApproxSet, ConcurrentApproxSetExt};
+pub use concurrent::{
+    ConcurrentApproxSet, ConcurrentApproxSetExt, ConcurrentDeletable, ConcurrentDeletableExt,
+};
 pub use error::{Error, Result};
 pub use hash::{Digest, HashFunction, HashKey, ProbeScheme};
 pub use key::{Hashed, Key, KeySink};
@@ -74,7 +76,9 @@ pub mod prelude {
     //! # let _ = known::<dyn ApproxSet>;
     //! ```
 
-    pub use crate::concurrent::{ConcurrentApproxSet, ConcurrentApproxSetExt};
+    pub use crate::concurrent::{
+        ConcurrentApproxSet, ConcurrentApproxSetExt, ConcurrentDeletable, ConcurrentDeletableExt,
+    };
     pub use crate::traits::{
         ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt,
     };

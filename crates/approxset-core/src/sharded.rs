@@ -8,7 +8,7 @@ use std::any::Any;
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::concurrent::ConcurrentApproxSet;
+use crate::concurrent::{ConcurrentApproxSet, ConcurrentDeletable};
 use crate::error::{Error, Result};
 use crate::hash::{Digest, HashKey, mix64};
 use crate::traits::{ApproxSet, Deletable, Membership, Value};
@@ -424,5 +424,21 @@ impl<F: Deletable + Send + 'static> Deletable for Sharded<F> {
     #[inline]
     fn remove_digest(&mut self, digest: Digest) -> bool {
         self.get_mut(digest).remove_digest(digest)
+    }
+}
+
+impl<F: Deletable + Send + 'static> ConcurrentDeletable for Sharded<F> {
+    #[inline]
+    fn remove_digest_shared(&self, digest: Digest) -> bool {
+        self.lock(digest).remove_digest(digest)
+    }
+
+    #[inline]
+    fn insert_digest_if_absent_shared(&self, digest: Digest) -> Result<bool> {
+        let mut shard = self.lock(digest);
+        if shard.contains_digest(digest) {
+            return Ok(false);
+        }
+        shard.insert_digest(digest).map(|_| true)
     }
 }
