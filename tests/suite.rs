@@ -7,7 +7,7 @@
 
 mod common;
 
-use approxset::{ApproxSet, Deletable, Error, HashFunction, Variant};
+use approxset::{ApproxSet, Deletable, Error, HashFunction, Variant, VariantBuilder};
 use common::{Z_ONE_SIDED_1E6, binomial_tolerance, binomial_upper, proptest_config};
 use proptest::prelude::*;
 
@@ -422,9 +422,21 @@ fn boxed_filters_move_across_threads() {
     }
 }
 
-/// The variants that can delete.
-fn deletable() -> impl Iterator<Item = Variant> {
-    variants().iter().copied().filter(|v| v.supports_delete())
+/// The variants that can delete, each alone and shared by threads (a
+/// `Sharded` filter: `shared(1)`, 4 shards, and `shared(2)`, 8 shards),
+/// with a name for messages.
+fn deletable() -> impl Iterator<Item = (String, VariantBuilder)> {
+    variants()
+        .iter()
+        .copied()
+        .filter(|v| v.supports_delete())
+        .flat_map(|v| {
+            [
+                (v.to_string(), v.builder()),
+                (format!("{v} shared(1)"), v.builder().shared(1)),
+                (format!("{v} shared(2)"), v.builder().shared(2)),
+            ]
+        })
 }
 
 #[derive(Clone, Debug)]
@@ -458,8 +470,8 @@ proptest! {
         items in 4usize..40,
         fp_rate in prop_oneof![Just(0.1), Just(0.01)],
     ) {
-        for variant in deletable() {
-            let mut f = variant.builder().seed(seed).build_deletable(items, fp_rate).unwrap();
+        for (variant, builder) in deletable() {
+            let mut f = builder.seed(seed).build_deletable(items, fp_rate).unwrap();
             let mut model = std::collections::HashMap::<u8, usize>::new();
             for op in &ops {
                 match *op {
@@ -498,9 +510,8 @@ proptest! {
 /// answers like a fresh one.
 #[test]
 fn removing_everything_empties_the_filter() {
-    for variant in deletable() {
-        let mut f = variant
-            .builder()
+    for (variant, builder) in deletable() {
+        let mut f = builder
             .seed(5)
             .build_deletable(10_000, 0.01)
             .unwrap();
