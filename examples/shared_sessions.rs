@@ -50,7 +50,8 @@ fn run(
                         filter.insert_shared(&session(t, r + live))?;
                         // One never opened: found only as a false positive.
                         fps += u64::from(filter.contains_shared(&!session(t, r)));
-                        filter.remove_shared(&session(t, r));
+                        let closed = filter.remove_shared(&session(t, r));
+                        assert!(closed.is_removed(), "an open session: {closed}");
                     }
                     Ok(fps)
                 })

@@ -104,7 +104,8 @@ pub type ShardedCountingFilter = Sharded<CountingBloomFilter>;
 /// A [`CuckooFilter`] per shard, each behind its own lock: inserts,
 /// removes and lookups from many threads through `&self`.
 pub type ShardedCuckooFilter = Sharded<CuckooFilter>;
-pub use approxset_core::{Error, Hashed, Key, KeySink, Result};
+
+pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};
 
 pub use load::{
     load, load_deletable, load_membership, read_deletable_from, read_deletable_from_limited,

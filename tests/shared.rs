@@ -31,10 +31,6 @@ fn shared(variant: Variant, threads: usize, n: usize, p: f64, seed: u64) -> Shar
 
 const DELETABLE: [Variant; 2] = [Variant::Counting, Variant::Cuckoo];
 
-fn removed(r: bool) -> bool {
-    r
-}
-
 #[test]
 fn shards_follow_the_threads() {
     assert_eq!(shards_for(0), 4);
@@ -141,7 +137,7 @@ fn threads_churning_their_own_keys_never_lose_one() {
                             live.push(k);
                         } else {
                             let k = live.swap_remove((r >> 8) as usize % live.len());
-                            assert!(removed(f.remove_shared(&k)), "{variant} t{t}: {k}");
+                            assert!(f.remove_shared(&k).is_removed(), "{variant} t{t}: {k}");
                         }
                         // A sample of the live keys, all of them now and then.
                         let step = if op % 1_000 == 0 { 1 } else { 97 };
@@ -185,7 +181,7 @@ fn keys_published_across_threads_are_found_until_removed() {
                     if k >= WINDOW {
                         let old = k - WINDOW;
                         lo.store(old + 1, Ordering::Release);
-                        assert!(removed(f.remove_shared(&old)), "{variant}: {old}");
+                        assert!(f.remove_shared(&old).is_removed(), "{variant}: {old}");
                     }
                 }
             });
@@ -361,6 +357,6 @@ fn a_sharded_filter_is_shareable_and_has_no_saved_form() {
     let key = f.hash_key();
     f.insert_shared("x").unwrap();
     assert!(f.contains_bytes(b"x") && f.contains_digest(key.digest_bytes(b"x")));
-    assert!(removed(f.remove_shared(b"x".as_slice())));
+    assert!(f.remove_shared(b"x".as_slice()).is_removed());
     assert!(!f.contains("x"));
 }

@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::hash::Digest;
+use crate::outcome::Removal;
 use crate::key::Key;
 use crate::traits::{Deletable, Membership};
 
@@ -122,18 +123,20 @@ impl<S: ConcurrentApproxSet + ?Sized> ConcurrentApproxSetExt for S {}
 /// use approxset::ConcurrentDeletable;
 ///
 /// fn evict(set: &(dyn ConcurrentDeletable + Send + Sync), keys: &[&str]) -> usize {
-///     keys.iter().filter(|k| set.remove_shared(**k)).count()
+///     keys.iter().filter(|k| set.remove_shared(**k).is_removed()).count()
 /// }
 /// # let _ = evict;
 /// ```
 pub trait ConcurrentDeletable: ConcurrentApproxSet + Deletable {
     /// Removes one copy of the key whose digest is `digest`, as
-    /// [`Deletable::remove_digest`] does, through `&self`.
-    fn remove_digest_shared(&self, digest: Digest) -> bool;
+    /// [`Deletable::remove_digest`] does, through `&self`. (Its count is
+    /// [`Deletable::count_digest`], which takes `&self` already.)
+    fn remove_digest_shared(&self, digest: Digest) -> Removal;
 
-    /// Inserts the key whose digest is `digest` unless the filter may
-    /// already hold it, in one step that no other thread's operation on the
-    /// key comes between: `Ok(true)` when it inserted.
+    /// [`ApproxSet::insert_digest_if_absent`](crate::ApproxSet::insert_digest_if_absent)
+    /// through `&self`, in one step that no other thread's operation on the
+    /// key comes between: of threads inserting one absent key this way, one
+    /// gets `Ok(true)`.
     ///
     /// # Errors
     /// As [`insert_digest_shared`](ConcurrentApproxSet::insert_digest_shared).
@@ -146,7 +149,7 @@ pub trait ConcurrentDeletableExt: ConcurrentDeletable {
     /// Removes one copy of `item` through `&self`; see
     /// [`ConcurrentDeletable::remove_digest_shared`].
     #[inline]
-    fn remove_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+    fn remove_shared<K: Key + ?Sized>(&self, item: &K) -> Removal {
         self.remove_digest_shared(self.hash_key().digest(item))
     }
 
@@ -215,7 +218,7 @@ macro_rules! inherent_shared_removes {
             /// Removes one copy of `item`; see
             /// [`ConcurrentDeletableExt::remove_shared`].
             #[inline]
-            pub fn remove_shared<K: Key + ?Sized>(&self, item: &K) -> bool {
+            pub fn remove_shared<K: Key + ?Sized>(&self, item: &K) -> Removal {
                 ConcurrentDeletableExt::remove_shared(self, item)
             }
 

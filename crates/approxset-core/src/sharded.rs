@@ -11,6 +11,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use crate::concurrent::{ConcurrentApproxSet, ConcurrentDeletable};
 use crate::error::{Error, Result};
 use crate::hash::{Digest, HashKey, mix64};
+use crate::outcome::{Count, Removal};
 use crate::traits::{ApproxSet, Deletable, Membership, Value};
 
 /// The most shards a [`Sharded`] filter has: far more than the threads of
@@ -115,6 +116,9 @@ struct Shard<F> {
 /// #             None => approxset_core::Removal::Absent,
 /// #             Some(c) => { *c -= 1; if *c == 0 { self.0.remove(&d.to_u128()); } approxset_core::Removal::Removed }
 /// #         }
+/// #     }
+/// #     fn count_digest(&self, d: Digest) -> approxset_core::Count {
+/// #         approxset_core::Count::AtMost(self.0.get(&d.to_u128()).map_or(0, |&c| c as u32))
 /// #     }
 /// # }
 /// // Eight shards, each sized for its share of 1000 keys.
@@ -395,6 +399,11 @@ impl<F: Deletable + Send + 'static> ApproxSet for Sharded<F> {
         self.get_mut(digest).insert_digest(digest)
     }
 
+    #[inline]
+    fn insert_digest_if_absent(&mut self, digest: Digest) -> Result<bool> {
+        self.get_mut(digest).insert_digest_if_absent(digest)
+    }
+
     fn clear(&mut self) {
         for s in self.shards.iter_mut() {
             s.filter
@@ -422,23 +431,25 @@ impl<F: Deletable + Send + 'static> ConcurrentApproxSet for Sharded<F> {
 
 impl<F: Deletable + Send + 'static> Deletable for Sharded<F> {
     #[inline]
-    fn remove_digest(&mut self, digest: Digest) -> bool {
+    fn remove_digest(&mut self, digest: Digest) -> Removal {
         self.get_mut(digest).remove_digest(digest)
+    }
+
+    /// The key's shard's count, read under its lock.
+    #[inline]
+    fn count_digest(&self, digest: Digest) -> Count {
+        self.lock(digest).count_digest(digest)
     }
 }
 
 impl<F: Deletable + Send + 'static> ConcurrentDeletable for Sharded<F> {
     #[inline]
-    fn remove_digest_shared(&self, digest: Digest) -> bool {
+    fn remove_digest_shared(&self, digest: Digest) -> Removal {
         self.lock(digest).remove_digest(digest)
     }
 
     #[inline]
     fn insert_digest_if_absent_shared(&self, digest: Digest) -> Result<bool> {
-        let mut shard = self.lock(digest);
-        if shard.contains_digest(digest) {
-            return Ok(false);
-        }
-        shard.insert_digest(digest).map(|_| true)
+        self.lock(digest).insert_digest_if_absent(digest)
     }
 }
