@@ -108,7 +108,9 @@ impl AtomicCounters {
         let bits_per_key = approxset::sizing::optimal_bits_per_key(p);
         let counters = (n as f64 * bits_per_key).ceil() as u64;
         AtomicCounters {
-            words: (0..counters.div_ceil(16)).map(|_| AtomicU64::new(0)).collect(),
+            words: (0..counters.div_ceil(16))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             counters,
             hashes: approxset::sizing::optimal_hashes(bits_per_key).round() as u32,
             key: HashKey::from_seed(1),
@@ -136,7 +138,11 @@ impl AtomicCounters {
             if c == 15 || (!up && c == 0) {
                 return;
             }
-            let new = if up { cur + (1 << shift) } else { cur - (1 << shift) };
+            let new = if up {
+                cur + (1 << shift)
+            } else {
+                cur - (1 << shift)
+            };
             match w.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => return,
                 Err(seen) => cur = seen,

@@ -78,7 +78,10 @@ fn shard_capacity_holds_every_share() {
         }
         let lens: Vec<usize> = f.into_shards().iter().map(|s| s.len()).collect();
         assert_eq!(lens.iter().sum::<usize>(), n);
-        assert!(lens.iter().all(|&l| l <= cap), "seed {seed}: {lens:?} > {cap}");
+        assert!(
+            lens.iter().all(|&l| l <= cap),
+            "seed {seed}: {lens:?} > {cap}"
+        );
     }
 }
 
@@ -342,7 +345,13 @@ fn the_builder_checks_its_input() {
         })
     ));
     // A random key (no seed) is one key for every shard.
-    assert!(Variant::Cuckoo.builder().shared(4).build_shared(100, 0.01).is_ok());
+    assert!(
+        Variant::Cuckoo
+            .builder()
+            .shared(4)
+            .build_shared(100, 0.01)
+            .is_ok()
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 mod common;
 
-use approxset::{ApproxSet, Deletable, Error, HashFunction, Variant, VariantBuilder};
+use approxset::{ApproxSet, Deletable, Error, HashFunction, Removal, Variant, VariantBuilder};
 use common::{Z_ONE_SIDED_1E6, binomial_tolerance, binomial_upper, proptest_config};
 use proptest::prelude::*;
 
@@ -483,8 +483,14 @@ proptest! {
                     Op::Remove(k) => {
                         let count = model.get(&k).copied().unwrap_or(0);
                         if count > 0 {
-                            prop_assert!(f.remove(&k).is_removed(), "{variant}: could not remove present {k}");
-                            model.insert(k, count - 1);
+                            // A counting filter's counters may all saturate
+                            // (a key inserted 15 times, or sharing counters
+                            // with such keys): then nothing changes.
+                            match f.remove(&k) {
+                                Removal::Removed => { model.insert(k, count - 1); }
+                                Removal::Saturated if variant.starts_with("counting") => {}
+                                other => prop_assert!(false, "{variant}: could not remove present {k}: {other}"),
+                            }
                         } else if !f.contains(&k) {
                             prop_assert!(!f.remove(&k).is_removed(), "{variant}: removed absent {k}");
                         }
@@ -511,10 +517,7 @@ proptest! {
 #[test]
 fn removing_everything_empties_the_filter() {
     for (variant, builder) in deletable() {
-        let mut f = builder
-            .seed(5)
-            .build_deletable(10_000, 0.01)
-            .unwrap();
+        let mut f = builder.seed(5).build_deletable(10_000, 0.01).unwrap();
         for i in 0..10_000u32 {
             f.insert(&i).unwrap();
         }

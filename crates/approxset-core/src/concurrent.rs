@@ -2,8 +2,8 @@
 
 use crate::error::Result;
 use crate::hash::Digest;
-use crate::outcome::Removal;
 use crate::key::Key;
+use crate::outcome::Removal;
 use crate::traits::{Deletable, Membership};
 
 /// A filter that many threads insert into and query at once through a
