@@ -51,7 +51,7 @@ impl<F: Deletable + Send + 'static> Target for Sharded<F> {
     }
     #[inline]
     fn remove(&self, key: u64) {
-        black_box(self.remove_shared(&key));
+        black_box(self.remove_shared(&key).is_removed());
     }
 }
 
@@ -69,7 +69,7 @@ impl<F: Deletable + Send + Sync> Target for RwLock<F> {
     }
     #[inline]
     fn remove(&self, key: u64) {
-        black_box(self.write().unwrap().remove(&key));
+        black_box(self.write().unwrap().remove(&key).is_removed());
     }
 }
 
@@ -87,7 +87,7 @@ impl<F: Deletable + Send> Target for Mutex<F> {
     }
     #[inline]
     fn remove(&self, key: u64) {
-        black_box(self.lock().unwrap().remove(&key));
+        black_box(self.lock().unwrap().remove(&key).is_removed());
     }
 }
 
@@ -293,7 +293,7 @@ fn bench_variant<F: Deletable + Send + Sync + Clone + 'static>(
                         found += u64::from(plain.contains(&key(0, oldest + live / 2)));
                         plain.insert(&key(0, oldest + live)).unwrap();
                         found += u64::from(plain.contains(&(key(0, oldest) | (1 << 63))));
-                        black_box(plain.remove(&key(0, oldest)));
+                        black_box(plain.remove(&key(0, oldest)).is_removed());
                     }
                     black_box(found);
                     start += iters;
