@@ -7,7 +7,9 @@
 
 mod common;
 
-use approxset::{ApproxSet, Deletable, Error, HashFunction, Removal, Variant, VariantBuilder};
+use approxset::{
+    ApproxSet, Count, Deletable, Error, HashFunction, Removal, Variant, VariantBuilder,
+};
 use common::{Z_ONE_SIDED_1E6, binomial_tolerance, binomial_upper, proptest_config};
 use proptest::prelude::*;
 
@@ -425,16 +427,16 @@ fn boxed_filters_move_across_threads() {
 /// The variants that can delete, each alone and shared by threads (a
 /// `Sharded` filter: `shared(1)`, 4 shards, and `shared(2)`, 8 shards),
 /// with a name for messages.
-fn deletable() -> impl Iterator<Item = (String, VariantBuilder)> {
+fn deletable() -> impl Iterator<Item = (Variant, &'static str, VariantBuilder)> {
     variants()
         .iter()
         .copied()
         .filter(|v| v.supports_delete())
         .flat_map(|v| {
             [
-                (v.to_string(), v.builder()),
-                (format!("{v} shared(1)"), v.builder().shared(1)),
-                (format!("{v} shared(2)"), v.builder().shared(2)),
+                (v, "", v.builder()),
+                (v, " shared(1)", v.builder().shared(1)),
+                (v, " shared(2)", v.builder().shared(2)),
             ]
         })
 }
@@ -442,6 +444,7 @@ fn deletable() -> impl Iterator<Item = (String, VariantBuilder)> {
 #[derive(Clone, Debug)]
 enum Op {
     Insert(u8),
+    InsertIfAbsent(u8),
     Remove(u8),
     Contains(u8),
 }
@@ -450,6 +453,7 @@ fn op() -> impl Strategy<Value = Op> {
     // A small key space, so the same keys come back many times.
     prop_oneof![
         3 => (0u8..24).prop_map(Op::Insert),
+        1 => (0u8..24).prop_map(Op::InsertIfAbsent),
         2 => (0u8..24).prop_map(Op::Remove),
         1 => (0u8..24).prop_map(Op::Contains),
     ]
@@ -459,8 +463,12 @@ proptest! {
     #![proptest_config(proptest_config(128))]
 
     /// Model-based: a deletable filter against a multiset. Every key inserted
-    /// more times than removed is always found; a remove of a present key
-    /// succeeds; a remove of a key that tests absent returns false.
+    /// more times than removed is always found and counts at least as often
+    /// as the model holds it; a remove of a present key succeeds, or (a
+    /// counting filter's key whose counters all saturated) reports
+    /// `Saturated` and changes nothing; a remove of a key that tests absent
+    /// reports `Absent`; `insert_if_absent` inserts exactly when the key tests
+    /// absent.
     /// (Removing a never-inserted key that is a false positive corrupts any
     /// counting or cuckoo filter, so the model never does it.)
     #[test]
@@ -470,7 +478,7 @@ proptest! {
         items in 4usize..40,
         fp_rate in prop_oneof![Just(0.1), Just(0.01)],
     ) {
-        for (variant, builder) in deletable() {
+        for (variant, how, builder) in deletable() {
             let mut f = builder.seed(seed).build_deletable(items, fp_rate).unwrap();
             let mut model = std::collections::HashMap::<u8, usize>::new();
             for op in &ops {
@@ -480,19 +488,34 @@ proptest! {
                         Err(Error::Full { .. } | Error::TooManyCopies { .. }) => {}
                         Err(e) => panic!("{variant}: {e}"),
                     },
+                    Op::InsertIfAbsent(k) => {
+                        let present = f.contains(&k);
+                        let len = f.len();
+                        match f.insert_if_absent(&k) {
+                            Ok(inserted) => {
+                                prop_assert_eq!(inserted, !present, "{}: {}", variant, k);
+                                *model.entry(k).or_default() += usize::from(inserted);
+                            }
+                            Err(Error::Full { .. }) => prop_assert!(!present),
+                            Err(e) => panic!("{variant}: {e}"),
+                        }
+                        prop_assert!(present || f.len() <= len + 1);
+                    }
                     Op::Remove(k) => {
                         let count = model.get(&k).copied().unwrap_or(0);
                         if count > 0 {
-                            // A counting filter's counters may all saturate
-                            // (a key inserted 15 times, or sharing counters
-                            // with such keys): then nothing changes.
                             match f.remove(&k) {
-                                Removal::Removed => { model.insert(k, count - 1); }
-                                Removal::Saturated if variant.starts_with("counting") => {}
-                                other => prop_assert!(false, "{variant}: could not remove present {k}: {other}"),
+                                Removal::Removed => {
+                                    model.insert(k, count - 1);
+                                }
+                                Removal::Saturated => {
+                                    prop_assert_eq!(variant, Variant::Counting);
+                                    prop_assert_eq!(f.count(&k), Count::AtLeast(15));
+                                }
+                                other => prop_assert!(false, "{variant}: present {k}: {other}"),
                             }
                         } else if !f.contains(&k) {
-                            prop_assert!(!f.remove(&k).is_removed(), "{variant}: removed absent {k}");
+                            prop_assert_eq!(f.remove(&k), Removal::Absent, "{}: {}", variant, k);
                         }
                     }
                     Op::Contains(k) => {
@@ -503,11 +526,45 @@ proptest! {
                 }
                 for (k, &c) in &model {
                     if c > 0 {
-                        prop_assert!(f.contains(k), "{variant}: lost {k} after {op:?}");
+                        prop_assert!(f.contains(k), "{variant}{how}: lost {k} after {op:?}");
                     }
+                    prop_assert!(
+                        f.count(k).upper_bound().is_none_or(|b| b as usize >= c),
+                        "{variant}: {k} counted {} below {c}", f.count(k)
+                    );
                 }
                 prop_assert_eq!(f.len(), model.values().sum::<usize>(), "{}", variant);
             }
+        }
+    }
+}
+
+/// `insert_if_absent` on every variant that inserts: it inserts exactly the
+/// keys that test absent, counts each in `len` once, and a second pass over
+/// the same keys changes nothing.
+#[test]
+fn insert_if_absent_inserts_exactly_the_absent_keys() {
+    for &variant in variants() {
+        for items in [1usize, 10, 1_000] {
+            let mut f = build(variant, items, 0.01, 21);
+            let mut inserted = 0;
+            for i in 0..items as u64 {
+                let present = f.contains(&i);
+                let done = f.insert_if_absent(&i).unwrap();
+                assert_eq!(done, !present, "{variant} n={items}: {i}");
+                inserted += usize::from(done);
+                assert!(f.contains(&i), "{variant} n={items}: lost {i}");
+            }
+            assert_eq!(f.len(), inserted, "{variant} n={items}");
+            let before = f.to_bytes().unwrap();
+            for i in 0..items as u64 {
+                assert!(!f.insert_if_absent(&i).unwrap(), "{variant}: {i} again");
+            }
+            assert_eq!(
+                f.to_bytes().unwrap(),
+                before,
+                "{variant}: a repeat changed it"
+            );
         }
     }
 }
@@ -516,13 +573,13 @@ proptest! {
 /// answers like a fresh one.
 #[test]
 fn removing_everything_empties_the_filter() {
-    for (variant, builder) in deletable() {
+    for (variant, how, builder) in deletable() {
         let mut f = builder.seed(5).build_deletable(10_000, 0.01).unwrap();
         for i in 0..10_000u32 {
             f.insert(&i).unwrap();
         }
         for i in 0..10_000u32 {
-            assert!(f.remove(&i).is_removed(), "{variant}: {i}");
+            assert!(f.remove(&i).is_removed(), "{variant}{how}: {i}");
         }
         assert!(f.is_empty());
         assert_eq!(f.estimated_fp_rate(), 0.0, "{variant}");
