@@ -3,12 +3,17 @@
 //! the counting and the cuckoo filter:
 //!
 //! - `sharded-T`: [`Sharded`] with 8 shards (`shards_for(2)`), T threads;
+//!   `sharded64-2`: with 64 shards, 2 threads; `sharded-cpu-T`: the same
+//!   runs timed by the longest on-CPU time of a thread (from the scheduler)
+//!   in place of the wall time, the throughput a core per thread would
+//!   give on an idle machine (see `run_on_cpu`);
 //! - `rwlock-2`, `mutex-2`: the plain filter behind one `RwLock` (lookups
 //!   under the read lock) or one `Mutex`, 2 threads;
 //! - `plain-1`: the plain filter through `&mut`, one thread, no lock (the
 //!   floor a lock's cost is measured against);
 //! - `atomic-counters-T` (counting only): the lock-free alternative, 4-bit
-//!   counters changed by compare-and-swap, prototyped below, T threads.
+//!   counters changed by compare-and-swap, prototyped below, T threads;
+//!   `atomic-counters-cpu-T` timed by on-CPU time as `sharded-cpu-T`.
 //!
 //! Each thread owns its keys: it inserts the next of its own, removes its
 //! oldest live one (so the filter holds 10⁶ keys throughout) and looks up
@@ -236,6 +241,48 @@ fn run(target: &impl Target, windows: &mut Windows, iters: u64) -> Duration {
     elapsed
 }
 
+/// This thread's time on a CPU so far, from the scheduler
+/// (`/proc/thread-self/schedstat`, nanoseconds); zero where it is missing.
+fn on_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// As [`run`], on spawned threads, but the time returned is the longest
+/// time one of them spent on a CPU: what the wall time would be with a
+/// core per thread and nothing else running, as long as the threads do
+/// not sleep on a lock (time asleep is not counted, so this flatters a
+/// contended lock: it is measured for the sharded filter and the lock-free
+/// counters only).
+fn run_on_cpu(target: &impl Target, windows: &mut Windows, iters: u64) -> Duration {
+    let live = windows.live;
+    let longest = std::thread::scope(|s| {
+        let workers: Vec<_> = windows
+            .start
+            .iter()
+            .enumerate()
+            .map(|(t, &start)| {
+                s.spawn(move || {
+                    let begin = on_cpu();
+                    black_box(mix(target, t, start, live, iters));
+                    on_cpu() - begin
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap())
+            .max()
+            .unwrap_or_default()
+    });
+    for start in &mut windows.start {
+        *start += iters;
+    }
+    longest
+}
+
 fn bench_variant<F: Deletable + Send + Sync + Clone + 'static>(
     c: &mut Criterion,
     name: &str,
@@ -250,6 +297,9 @@ fn bench_variant<F: Deletable + Send + Sync + Clone + 'static>(
             group.bench_function(BenchmarkId::new("atomic-counters", threads), |b| {
                 b.iter_custom(|iters| run(&atomic, &mut windows, iters))
             });
+            group.bench_function(BenchmarkId::new("atomic-counters-cpu", threads), |b| {
+                b.iter_custom(|iters| run_on_cpu(&atomic, &mut windows, iters))
+            });
         }
         let sharded = Sharded::build(N, SHARDS, |cap| Ok(build(cap))).unwrap();
         let mut windows = Windows::fill(threads, |k| {
@@ -258,9 +308,21 @@ fn bench_variant<F: Deletable + Send + Sync + Clone + 'static>(
         group.bench_function(BenchmarkId::new("sharded", threads), |b| {
             b.iter_custom(|iters| run(&sharded, &mut windows, iters))
         });
+        group.bench_function(BenchmarkId::new("sharded-cpu", threads), |b| {
+            b.iter_custom(|iters| run_on_cpu(&sharded, &mut windows, iters))
+        });
         drop(sharded);
 
         if threads == 2 {
+            // More shards: fewer meetings on one lock, more sizing slack.
+            let many = Sharded::build(N, 8 * SHARDS, |cap| Ok(build(cap))).unwrap();
+            let mut windows = Windows::fill(threads, |k| {
+                many.insert_shared(&k).unwrap();
+            });
+            group.bench_function(BenchmarkId::new("sharded64", threads), |b| {
+                b.iter_custom(|iters| run(&many, &mut windows, iters))
+            });
+            drop(many);
             let rw = RwLock::new(build(N));
             let mut windows = Windows::fill(threads, |k| {
                 rw.insert(k);
