@@ -83,7 +83,7 @@ struct Shard<F> {
 /// chosen from a strong mix of its whole digest.
 ///
 /// It is a [`ConcurrentApproxSet`] (and, over a deletable filter, a
-/// [`ConcurrentDeletable`](crate::ConcurrentDeletable)), and through
+/// [`ConcurrentDeletable`]), and through
 /// `&mut self` an ordinary [`Deletable`] that takes no lock. A key whose
 /// insert returned `Ok` is found until a remove of it begins.
 ///
@@ -152,14 +152,9 @@ fn locked<F>(filter: &Mutex<F>) -> MutexGuard<'_, F> {
 impl<F: Deletable + Send> Sharded<F> {
     /// `shards` filters, each made by `shard(capacity)` for its share of
     /// `expected_items` ([`shard_capacity`]); `make` must give them all one
-    /// hash key (build them with one seed).
-    ///
-    /// ```
-    /// # extern crate approxset_core as approxset;
-    /// # use approxset_core::sharded::shard_capacity;
-    /// // See the type's example; here, only the capacities asked for.
-    /// assert_eq!(shard_capacity(1, 8), 1);
-    /// ```
+    /// hash key (build them with one seed). Example: the [type's](Sharded);
+    /// `approxset::Variant::…builder().shared(threads)` builds the counting
+    /// and cuckoo ones.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for `expected_items` = 0 or `shards`
