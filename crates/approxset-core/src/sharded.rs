@@ -28,7 +28,8 @@ pub const SHARD_OVERFLOW: f64 = 1e-9;
 /// in S operations; at most [`MAX_SHARDS`].
 ///
 /// ```
-/// use approxset_core::sharded::shards_for;
+/// # extern crate approxset_core as approxset;
+/// use approxset::sharded::shards_for;
 /// assert_eq!((shards_for(1), shards_for(2), shards_for(3)), (4, 8, 16));
 /// ```
 pub fn shards_for(threads: usize) -> usize {
@@ -45,7 +46,8 @@ pub fn shards_for(threads: usize) -> usize {
 /// never more than `expected_items` (derivation in `docs/design.md`).
 ///
 /// ```
-/// use approxset_core::sharded::shard_capacity;
+/// # extern crate approxset_core as approxset;
+/// use approxset::sharded::shard_capacity;
 /// assert_eq!(shard_capacity(10, 8), 10); // tiny: every key may meet in one shard
 /// let c = shard_capacity(1_000_000, 8);
 /// assert!(c > 125_000 && c < 128_000); // under 2 % more than the mean
