@@ -11,6 +11,9 @@
 //!   under the read lock) or one `Mutex`, 2 threads;
 //! - `plain-1`: the plain filter through `&mut`, one thread, no lock (the
 //!   floor a lock's cost is measured against);
+//! - `private-2`: nothing shared, a plain filter of n/2 per thread behind a
+//!   lock only its thread takes: the ceiling two threads reach on the
+//!   machine at that moment (near 2× `plain-1` on two idle cores);
 //! - `atomic-counters-T` (counting only): the lock-free alternative, 4-bit
 //!   counters changed by compare-and-swap, prototyped below, T threads;
 //!   `atomic-counters-cpu-T` timed by on-CPU time as `sharded-cpu-T`.
@@ -178,6 +181,36 @@ impl Target for AtomicCounters {
     }
 }
 
+/// Not shared at all: a plain filter per thread, each behind a lock no
+/// other thread takes (thread `t`'s keys carry `t` in bits 40 and up). Two
+/// threads on it are the ceiling the machine allows at that moment.
+struct Private<F>(Vec<Mutex<F>>);
+
+impl<F: Deletable + Send> Target for Private<F> {
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0[(key >> 40) as usize & 1].lock().unwrap().contains(&key)
+    }
+    #[inline]
+    fn insert(&self, key: u64) {
+        self.0[(key >> 40) as usize & 1]
+            .lock()
+            .unwrap()
+            .insert(&key)
+            .expect("sized for the live keys");
+    }
+    #[inline]
+    fn remove(&self, key: u64) {
+        black_box(
+            self.0[(key >> 40) as usize & 1]
+                .lock()
+                .unwrap()
+                .remove(&key)
+                .is_removed(),
+        );
+    }
+}
+
 /// Thread `t`'s `j`-th key; the never-inserted keys have the top bit set.
 #[inline]
 fn key(t: usize, j: u64) -> u64 {
@@ -323,6 +356,12 @@ fn bench_variant<F: Deletable + Send + Sync + Clone + 'static>(
                 b.iter_custom(|iters| run(&many, &mut windows, iters))
             });
             drop(many);
+            let private = Private(vec![Mutex::new(build(N / 2)), Mutex::new(build(N / 2))]);
+            let mut windows = Windows::fill(threads, |k| private.insert(k));
+            group.bench_function(BenchmarkId::new("private", threads), |b| {
+                b.iter_custom(|iters| run(&private, &mut windows, iters))
+            });
+            drop(private);
             let rw = RwLock::new(build(N));
             let mut windows = Windows::fill(threads, |k| {
                 rw.insert(k);
