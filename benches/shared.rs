@@ -189,7 +189,10 @@ struct Private<F>(Vec<Mutex<F>>);
 impl<F: Deletable + Send> Target for Private<F> {
     #[inline]
     fn contains(&self, key: u64) -> bool {
-        self.0[(key >> 40) as usize & 1].lock().unwrap().contains(&key)
+        self.0[(key >> 40) as usize & 1]
+            .lock()
+            .unwrap()
+            .contains(&key)
     }
     #[inline]
     fn insert(&self, key: u64) {
