@@ -455,15 +455,19 @@ impl VariantBuilder {
     /// [`build_shared`](Self::build_shared) then give a [`Sharded`] filter of
     /// [`shards_for(threads)`](crate::sharded::shards_for) shards (counting
     /// and cuckoo only), each behind its own lock. A
-    /// [`max_bytes`](Self::max_bytes) limit is for all the shards together.
+    /// [`max_bytes`](Self::max_bytes) limit is for all the shards together;
+    /// [`build_from`](Self::build_from) ignores `shared` (its filter is for
+    /// reading).
     ///
     /// ```
     /// use approxset::Variant;
     /// let f = Variant::Cuckoo.builder().seed(7).shared(2).build_shared(1_000, 0.01)?;
-    /// std::thread::scope(|s| {
-    ///     s.spawn(|| f.insert_shared("alice"));
-    ///     s.spawn(|| f.insert_shared("bob"));
-    /// });
+    /// std::thread::scope(|s| -> approxset::Result<()> {
+    ///     let alice = s.spawn(|| f.insert_shared("alice"));
+    ///     f.insert_shared("bob")?;
+    ///     alice.join().expect("no panic")?;
+    ///     Ok(())
+    /// })?;
     /// assert!(f.remove_shared("alice").is_removed());
     /// assert!(f.contains("bob"));
     /// # Ok::<(), approxset::Error>(())

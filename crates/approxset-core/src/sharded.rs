@@ -125,10 +125,12 @@ struct Shard<F> {
 /// # }
 /// // Eight shards, each sized for its share of 1000 keys.
 /// let set: Sharded<Exact> = Sharded::build(1_000, 8, |_capacity| Ok(Exact::default()))?;
-/// std::thread::scope(|s| {
-///     s.spawn(|| set.insert_shared("alice"));
-///     s.spawn(|| set.insert_shared("bob"));
-/// });
+/// std::thread::scope(|s| -> Result<()> {
+///     let alice = s.spawn(|| set.insert_shared("alice"));
+///     set.insert_shared("bob")?;
+///     alice.join().expect("no panic")?;
+///     Ok(())
+/// })?;
 /// assert!(set.contains("alice") && set.contains("bob"));
 /// assert!(set.remove_shared("alice").is_removed());
 /// # Ok::<(), approxset_core::Error>(())
