@@ -91,13 +91,13 @@ fn shard_capacity_holds_every_share() {
 #[test]
 fn sharded_filters_keep_their_false_positive_rate() {
     for variant in DELETABLE {
-        for (n, p, shards_of) in [
+        for (n, p, threads) in [
             (100_000usize, 0.01, 2usize),
             (100_000, 0.001, 8),
             (1, 0.01, 2),
             (10, 0.01, 2),
         ] {
-            let f = shared(variant, shards_of, n, p, 7);
+            let f = shared(variant, threads, n, p, 7);
             for i in 0..n as u64 {
                 f.insert_shared(&i).unwrap();
             }
