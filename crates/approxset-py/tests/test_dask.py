@@ -1,0 +1,55 @@
+"""A filter built across a Dask LocalCluster (2 worker processes): 10**6
+keys in 8 partitions, merged by union, byte for byte the single-process
+filter (examples/dask_union.py)."""
+
+import importlib.util
+import pathlib
+
+import pytest
+
+import approxset
+
+dask = pytest.importorskip("dask")
+db = pytest.importorskip("dask.bag")
+distributed = pytest.importorskip("dask.distributed")
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "dask_union.py"
+spec = importlib.util.spec_from_file_location("dask_union", EXAMPLE)
+example = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(example)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    )
+    with cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def keys():
+    return example.keys(10**6)
+
+
+@pytest.fixture(scope="module")
+def bag(client, keys):
+    return example.key_bag(len(keys), npartitions=8)
+
+
+@pytest.mark.parametrize("variant", ["blocked", "classic", "split-block", "partitioned"])
+def test_the_merged_filter_is_the_single_process_filter(bag, keys, variant):
+    assert bag.npartitions == 8
+    merged = example.distributed_filter(bag, variant, len(keys))
+    single = approxset.Filter(variant, len(keys), example.FP, seed=example.SEED)
+    single.add_many(keys)
+    assert bytes(merged) == bytes(single)
+    assert all(merged.contains_many(keys))
+    assert len(merged) == len(keys)
+
+
+@pytest.mark.parametrize("variant", ["counting", "cuckoo", "scalable"])
+def test_variants_that_do_not_union_refuse_at_the_merge(bag, keys, variant):
+    with pytest.raises(approxset.UnsupportedError, match="union"):
+        example.distributed_filter(bag, variant, len(keys))
