@@ -72,9 +72,9 @@ pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
         Error::AllocationFailed { .. } => return PyMemoryError::new_err(error.to_string()),
         Error::Io { .. } => return PyOSError::new_err(error.to_string()),
         Error::Full { .. } | Error::TooManyCopies { .. } | Error::CannotGrow { .. } => Kind::Full,
-        Error::StaticFilter { .. } | Error::DeleteUnsupported { .. } | Error::Unsupported { .. } => {
-            Kind::Unsupported
-        }
+        Error::StaticFilter { .. }
+        | Error::DeleteUnsupported { .. }
+        | Error::Unsupported { .. } => Kind::Unsupported,
         Error::Truncated { .. }
         | Error::TrailingBytes { .. }
         | Error::BadMagic { .. }

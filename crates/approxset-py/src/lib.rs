@@ -99,9 +99,7 @@ impl Filter {
         boxed
             .as_approx_set_mut()
             .and_then(|s| s.as_deletable_mut())
-            .ok_or_else(|| {
-                to_unsupported(py, approxset::Error::DeleteUnsupported { variant })
-            })
+            .ok_or_else(|| to_unsupported(py, approxset::Error::DeleteUnsupported { variant }))
     }
 
     /// An independent copy (through the binary format).
@@ -185,11 +183,11 @@ fn builder(
         (None, None) => {}
     }
     if let Some(hash) = hash {
-        let function: HashFunction = hash
-            .parse()
-            .map_err(|e: approxset::hash::ParseHashFunctionError| {
-                Kind::Parameter.err(py, e.to_string())
-            })?;
+        let function: HashFunction =
+            hash.parse()
+                .map_err(|e: approxset::hash::ParseHashFunctionError| {
+                    Kind::Parameter.err(py, e.to_string())
+                })?;
         b = b.hash(function);
     }
     if let Some(max) = max_bytes {
