@@ -120,21 +120,54 @@ impl Batch<'_> {
     pub(crate) fn for_digests<E>(
         &self,
         key: &HashKey,
-        mut f: impl FnMut(&[Digest]) -> Result<(), E>,
+        f: impl FnMut(&[Digest]) -> Result<(), E>,
     ) -> Result<(), E> {
-        const CHUNK: usize = 1024;
-        let mut buf = vec![Digest::new(0, 0); CHUNK.min(self.len)];
-        let mut i = 0;
-        while i < self.len {
-            let n = CHUNK.min(self.len - i);
-            for (j, d) in buf[..n].iter_mut().enumerate() {
-                *d = key.digest_bytes(self.get(i + j));
-            }
-            f(&buf[..n])?;
-            i += n;
+        // One loop per layout, so that the key's bounds are not matched per key.
+        let data = &self.data[..];
+        match &self.ends {
+            Ends::Fixed { width } => hash_chunks(key, data.chunks_exact(*width), f),
+            Ends::NulPadded { width } => hash_chunks(
+                key,
+                data.chunks_exact(*width).map(|item| {
+                    let end = item.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                    &item[..end]
+                }),
+                f,
+            ),
+            Ends::Offsets(ends) => hash_chunks(
+                key,
+                std::iter::once(self.start)
+                    .chain(ends.iter().copied())
+                    .zip(ends)
+                    .map(|(start, &end)| &data[start..end]),
+                f,
+            ),
         }
-        Ok(())
     }
+}
+
+/// Hashes `keys` under `key` a chunk at a time and hands each chunk's
+/// digests to `f`, stopping at the first error.
+fn hash_chunks<'k, E>(
+    key: &HashKey,
+    keys: impl Iterator<Item = &'k [u8]>,
+    mut f: impl FnMut(&[Digest]) -> Result<(), E>,
+) -> Result<(), E> {
+    const CHUNK: usize = 1024;
+    let mut buf = [Digest::new(0, 0); CHUNK];
+    let mut n = 0;
+    for k in keys {
+        buf[n] = key.digest_bytes(k);
+        n += 1;
+        if n == CHUNK {
+            f(&buf)?;
+            n = 0;
+        }
+    }
+    if n > 0 {
+        f(&buf[..n])?;
+    }
+    Ok(())
 }
 
 /// A growing batch of owned keys.
@@ -278,7 +311,7 @@ fn numpy_batch(keys: &Bound<'_, PyAny>) -> PyResult<Option<Batch<'static>>> {
     match kind.as_str() {
         "i" | "u" => {
             let target = if kind == "i" { "<i8" } else { "<u8" };
-            let cast = keys.call_method1("astype", (target,))?;
+            let cast = astype(keys, target)?;
             let data = bytes_of(cast.call_method0("tobytes")?)?;
             Ok(Some(array(data, Ends::Fixed { width: 8 })))
         }
@@ -296,7 +329,7 @@ fn numpy_batch(keys: &Bound<'_, PyAny>) -> PyResult<Option<Batch<'static>>> {
         "U" => {
             // UTF-32 code points, NUL-padded; re-encoded as UTF-8.
             let width: usize = dtype.getattr("itemsize")?.extract()?;
-            let cast = keys.call_method1("astype", (format!("<U{}", width / 4),))?;
+            let cast = astype(keys, &format!("<U{}", width / 4))?;
             let raw = bytes_of(cast.call_method0("tobytes")?)?;
             let mut data = Vec::with_capacity(raw.len() / 4);
             let mut ends = Vec::with_capacity(len);
@@ -337,6 +370,14 @@ fn numpy_batch(keys: &Bound<'_, PyAny>) -> PyResult<Option<Batch<'static>>> {
             "an array of keys holds integers, bytes (S) or str (U), not dtype kind {other:?}"
         ))),
     }
+}
+
+/// `array.astype(dtype, copy=False)`: the array itself when it already is
+/// of that type (a little-endian 64-bit integer or UTF-32 array).
+fn astype<'py>(array: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+    let kwargs = pyo3::types::PyDict::new(array.py());
+    kwargs.set_item("copy", false)?;
+    array.call_method("astype", (dtype,), Some(&kwargs))
 }
 
 /// An Arrow array (or chunked array) of `string`, `large_string`,
