@@ -58,7 +58,8 @@ impl Store {
     /// was inserted into the filter exactly once, so removing it is safe).
     fn put(&mut self, id: u64, value: String) {
         if self.delete_log.remove(&id) {
-            self.deleted.remove(&id);
+            let removal = self.deleted.remove(&id);
+            debug_assert!(removal.is_removed(), "inserted once, so removable");
         }
         self.writes.insert(id, value);
     }

@@ -91,7 +91,7 @@ pub use approxset_core::{
     ApproxSet, ApproxSetExt, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable, DeletableExt,
     Membership, MembershipExt, prelude,
 };
-pub use approxset_core::{Error, Hashed, Key, KeySink, Result};
+pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};
 
 pub use load::{
     load, load_deletable, load_membership, read_deletable_from, read_deletable_from_limited,

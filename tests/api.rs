@@ -6,7 +6,8 @@
 
 use approxset::{
     ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
-    CuckooFilter, Deletable, Digest, Error, HashFunction, HashKey, PartitionedBloomFilter, Result,
+    Count, CuckooFilter, Deletable, Digest, Error, HashFunction, HashKey, PartitionedBloomFilter,
+    Removal, Result,
     ScalableBloomFilter, SplitBlockBloomFilter, Value, Variant,
 };
 
@@ -19,6 +20,7 @@ macro_rules! same_signatures {
         let _: fn(&T, Digest) -> bool = T::contains_digest;
         let _: fn(&mut T, &str) -> Result<bool> = T::insert::<str>;
         let _: fn(&mut T, &[u8]) -> Result<bool> = T::insert_bytes;
+        let _: fn(&mut T, &str) -> Result<bool> = T::insert_if_absent::<str>;
         let _: fn(&T, &str) -> bool = T::contains::<str>;
         let _: fn(&T, &[u8]) -> bool = T::contains_bytes;
         let _: fn(&T) -> HashKey = T::hash_key;
@@ -45,9 +47,11 @@ macro_rules! same_signatures {
     ($ty:ty, remove) => {{
         same_signatures!($ty);
         type T = $ty;
-        let _: fn(&mut T, Digest) -> bool = T::remove_digest;
-        let _: fn(&mut T, &str) -> bool = T::remove::<str>;
-        let _: fn(&mut T, &[u8]) -> bool = T::remove_bytes;
+        let _: fn(&mut T, Digest) -> Removal = T::remove_digest;
+        let _: fn(&mut T, &str) -> Removal = T::remove::<str>;
+        let _: fn(&mut T, &[u8]) -> Removal = T::remove_bytes;
+        let _: fn(&T, Digest) -> Count = T::count_digest;
+        let _: fn(&T, &str) -> Count = T::count::<str>;
     }};
 }
 
@@ -129,7 +133,7 @@ fn len_counts_every_accepted_insert_for_every_variant() {
             assert!((distinct - 501.0).abs() < 0.1 * 501.0, "{name}: {distinct}");
         }
         if let Some(del) = f.as_deletable_mut() {
-            assert!(del.remove("twice"));
+            assert!(del.remove("twice").is_removed());
             assert_eq!(del.len(), 1_001, "{name}: one remove takes one away");
         }
         f.clear();
@@ -314,7 +318,7 @@ fn checked_conversions_from_dyn() {
         .unwrap();
     f.insert("k").unwrap();
     let del: &mut dyn Deletable = f.as_deletable_mut().expect("counting deletes");
-    assert!(del.remove("k"));
+    assert!(del.remove("k").is_removed());
     assert!(!f.contains("k"), "the removal reached the filter");
     assert!(f.as_deletable().is_some());
     assert!(

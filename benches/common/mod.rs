@@ -166,7 +166,7 @@ macro_rules! subjects {
                 const DELETES: bool = true;
                 #[inline]
                 fn del(&mut self, key: &u64) {
-                    self.$del(key);
+                    let _ = self.$del(key);
                 }
             )?
             $(

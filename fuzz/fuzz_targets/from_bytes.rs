@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(mut filter) = approxset::load_deletable(data) {
         if filter.insert_bytes(b"probe").is_ok() {
-            assert!(filter.remove_bytes(b"probe"));
+            assert!(filter.remove_bytes(b"probe").is_removed());
         }
     }
     // Every loadable filter, static ones included, opens read-only.

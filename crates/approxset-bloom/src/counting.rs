@@ -1,11 +1,11 @@
 //! The counting Bloom filter (Fan, Cao, Almeida and Broder 2000): 4-bit
 //! counters in place of bits, so items can be removed.
 
-use approxset_core::{Deletable, Digest};
+use approxset_core::{Count, Deletable, Digest, Removal};
 
 use crate::Bloom;
 use crate::builder::{Builder, NumBits};
-use crate::counters::Counters;
+use crate::counters::{Counters, SATURATED};
 use crate::layout::Classic;
 
 /// A counting Bloom filter: `m` 4-bit counters and `k` positions per item,
@@ -16,13 +16,16 @@ use crate::layout::Classic;
 /// ```
 /// # extern crate approxset_bloom as approxset;
 /// use approxset::CountingBloomFilter;
+/// use approxset_core::{Count, Removal};
 ///
 /// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(3).expected_items(1000)?;
 /// f.insert("alice")?;
 /// f.insert("bob")?;
-/// assert!(f.remove("alice"));
+/// f.insert("bob")?;
+/// assert_eq!(f.count("bob"), Count::AtMost(2)); // an upper bound: never below the truth
+/// assert_eq!(f.remove("alice"), Removal::Removed);
 /// assert!(f.contains("bob"));
-/// assert!(!f.remove("carol"), "never inserted and not a false positive");
+/// assert_eq!(f.remove("carol"), Removal::Absent, "never inserted and not a false positive");
 /// # Ok::<(), approxset_bloom::Error>(())
 /// ```
 ///
@@ -35,6 +38,30 @@ use crate::layout::Classic;
 /// false negative. [`saturated_counters`](Self::saturated_counters) tells how
 /// many there are.
 ///
+/// A key inserted 15 times or more has every one of its counters saturated,
+/// so it can no longer be removed: [`remove`](Self::remove) returns
+/// [`Removal::Saturated`] and changes nothing (it would otherwise have to
+/// decrement counters that may count other keys more than 15 times), and
+/// [`count`](Self::count) returns [`Count::AtLeast`]`(15)`. The key tests
+/// present from then on, until [`clear`](Self::clear). A workload that
+/// inserts one key many times and removes it as often wants a cuckoo filter
+/// (up to 8 copies, then [`Error::TooManyCopies`](approxset_core::Error::TooManyCopies)),
+/// or `insert_if_absent`, which stores one copy whatever the repeats.
+///
+/// ```
+/// # extern crate approxset_bloom as approxset;
+/// # use approxset::CountingBloomFilter;
+/// # use approxset_core::{Count, Removal};
+/// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(3).expected_items(1000)?;
+/// for _ in 0..15 {
+///     f.insert("hot")?;
+/// }
+/// assert_eq!(f.count("hot"), Count::AtLeast(15));
+/// assert_eq!(f.remove("hot"), Removal::Saturated);
+/// assert!(f.contains("hot"), "saturated keys stay");
+/// # Ok::<(), approxset_bloom::Error>(())
+/// ```
+///
 /// Overflow is rare: Fan et al. bound the chance that any counter of a
 /// filter at the optimal `k` reaches 16 by `m · 1.37·10⁻¹⁵` (a
 /// 10⁹-counter filter: under 1.4·10⁻⁶). Counters saturate in practice only
@@ -43,7 +70,7 @@ use crate::layout::Classic;
 ///
 /// # Removing what was never inserted
 ///
-/// `remove` returns `false` and changes nothing when any of the item's
+/// `remove` returns [`Removal::Absent`] and changes nothing when any of the item's
 /// counters is zero: the item is certainly absent. But an item that was
 /// never inserted and is a false positive (all its counters above zero)
 /// *will* be "removed": its counters are decremented, and other items that
@@ -61,12 +88,22 @@ impl Bloom<Classic, Counters> {
 
     approxset_core::key_methods!(remove);
 
-    /// Removes one copy of a precomputed digest: `false`, changing nothing,
-    /// when a counter is zero; otherwise decrements every counter that is
-    /// not saturated and returns `true`.
-    pub fn remove_digest(&mut self, digest: Digest) -> bool {
-        if !self.contains_digest(digest) {
-            return false;
+    /// Removes one copy of a precomputed digest: [`Removal::Absent`],
+    /// changing nothing, when a counter is zero; [`Removal::Saturated`],
+    /// changing nothing, when every counter is saturated (see
+    /// [Saturation](CountingBloomFilter#saturation)); otherwise decrements
+    /// every counter that is not saturated and returns [`Removal::Removed`].
+    pub fn remove_digest(&mut self, digest: Digest) -> Removal {
+        let mut saturated = true;
+        for pos in self.positions(digest) {
+            match self.cells().get(pos) {
+                0 => return Removal::Absent,
+                SATURATED => {}
+                _ => saturated = false,
+            }
+        }
+        if saturated {
+            return Removal::Saturated;
         }
         let positions = self.positions(digest);
         let (counters, len) = self.cells_and_len_mut();
@@ -74,7 +111,23 @@ impl Bloom<Classic, Counters> {
             counters.decrement(pos);
         }
         *len = len.saturating_sub(1);
-        true
+        Removal::Removed
+    }
+
+    /// An upper bound on the times a precomputed digest went in: the
+    /// smallest of its counters, [`Count::AtLeast`]`(15)` when that one is
+    /// saturated.
+    pub fn count_digest(&self, digest: Digest) -> Count {
+        let least = self
+            .positions(digest)
+            .map(|pos| self.cells().get(pos))
+            .min()
+            .unwrap_or(0);
+        if least == SATURATED {
+            Count::AtLeast(SATURATED.into())
+        } else {
+            Count::AtMost(least.into())
+        }
     }
 
     /// The value (0..=15) of the counter at `index`, or `None` past the end.
@@ -100,8 +153,12 @@ impl Bloom<Classic, Counters> {
 
 impl Deletable for CountingBloomFilter {
     #[inline]
-    fn remove_digest(&mut self, digest: Digest) -> bool {
+    fn remove_digest(&mut self, digest: Digest) -> Removal {
         CountingBloomFilter::remove_digest(self, digest)
+    }
+    #[inline]
+    fn count_digest(&self, digest: Digest) -> Count {
+        CountingBloomFilter::count_digest(self, digest)
     }
 }
 
@@ -145,7 +202,7 @@ mod tests {
             f.insert(&i).unwrap();
         }
         for i in 0..500u32 {
-            assert!(f.remove(&i), "{i}");
+            assert_eq!(f.remove(&i), Removal::Removed, "{i}");
         }
         assert_eq!(f, empty, "every counter back to zero");
         assert!(f.is_empty());
@@ -163,7 +220,7 @@ mod tests {
         let mut absent = 0;
         for i in 0..1000u32 {
             if !f.contains(&i) {
-                assert!(!f.remove(&i));
+                assert_eq!(f.remove(&i), Removal::Absent);
                 absent += 1;
             }
         }
@@ -190,16 +247,56 @@ mod tests {
         assert!(saturated > 3, "{saturated}");
         // Remove "hot" 20 times and half the keys: the rest must stay.
         for _ in 0..20 {
-            f.remove("hot");
+            assert_eq!(f.remove("hot"), Removal::Saturated);
         }
         for i in 0..100u32 {
-            assert!(f.remove(&i));
+            assert_ne!(f.remove(&i), Removal::Absent);
         }
         for i in 100..200u32 {
             assert!(f.contains(&i), "lost {i}");
         }
         // Saturated counters stayed at 15 through all of it.
         assert_eq!(f.saturated_counters(), saturated);
+    }
+
+    #[test]
+    fn a_key_saturates_at_its_fifteenth_insert_and_is_then_kept() {
+        let mut f = CountingBloomFilter::with_fp_rate(0.001)
+            .seed(5)
+            .expected_items(1000)
+            .unwrap();
+        assert_eq!(f.count("hot"), Count::AtMost(0));
+        for i in 1..=14u32 {
+            f.insert("hot").unwrap();
+            assert_eq!(f.count("hot"), Count::AtMost(i), "alone in the filter: exact");
+        }
+        assert_eq!(f.remove("hot"), Removal::Removed, "14 copies: still counted");
+        assert_eq!(f.count("hot"), Count::AtMost(13));
+        f.insert("hot").unwrap();
+        f.insert("hot").unwrap();
+        assert_eq!(f.count("hot"), Count::AtLeast(15));
+        let (before, len) = (f.clone(), f.len());
+        for _ in 0..20 {
+            assert_eq!(f.remove("hot"), Removal::Saturated);
+        }
+        assert_eq!(f, before, "a saturated remove changes nothing");
+        assert_eq!(f.len(), len);
+        assert!(f.contains("hot"));
+    }
+
+    #[test]
+    fn insert_if_absent_stores_one_copy() {
+        let mut f = CountingBloomFilter::with_fp_rate(0.001)
+            .seed(6)
+            .expected_items(100)
+            .unwrap();
+        assert!(f.insert_if_absent("a").unwrap());
+        for _ in 0..20 {
+            assert!(!f.insert_if_absent("a").unwrap());
+        }
+        assert_eq!((f.len(), f.count("a")), (1, Count::AtMost(1)));
+        assert_eq!(f.remove("a"), Removal::Removed);
+        assert!(!f.contains("a"), "one remove undoes it");
     }
 
     #[test]
@@ -211,9 +308,9 @@ mod tests {
         assert!(f.insert("a").unwrap());
         assert!(!f.insert("a").unwrap());
         assert_eq!(f.len(), 2);
-        assert!(f.remove("a"));
+        assert_eq!(f.remove("a"), Removal::Removed);
         assert!(f.contains("a"), "one copy left");
-        assert!(f.remove("a"));
+        assert_eq!(f.remove("a"), Removal::Removed);
         assert!(!f.contains("a"));
     }
 
@@ -250,13 +347,23 @@ mod tests {
                         f.insert(&k).unwrap();
                         *count += 1;
                     } else if *count > 0 {
-                        prop_assert!(f.remove(&k));
+                        let removal = f.remove(&k);
+                        prop_assert_ne!(removal, Removal::Absent);
+                        // Saturated only when every counter of the key is.
+                        prop_assert_eq!(
+                            removal == Removal::Saturated,
+                            f.count(&k) == Count::AtLeast(15),
+                            "{:?}", removal
+                        );
                         *count -= 1;
                     }
                     for (key, &c) in &model {
                         if c > 0 {
                             prop_assert!(f.contains(key), "lost {key}");
                         }
+                        // The count never falls below the truth.
+                        prop_assert!(!f.count(key).upper_bound().is_some_and(|b| (b as usize) < c),
+                            "{key}: {} below {c}", f.count(key));
                     }
                 }
             }

@@ -14,7 +14,7 @@
 //!
 //! let mut counting = CountingBloomFilter::with_fp_rate(0.01).expected_items(10_000)?;
 //! counting.insert("bob")?;
-//! assert!(counting.remove("bob"));
+//! assert!(counting.remove("bob").is_removed());
 //! assert!(!counting.contains("bob"));
 //!
 //! // Shared between threads without a lock: `insert_shared` takes `&self`.

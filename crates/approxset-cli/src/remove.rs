@@ -11,7 +11,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::answers::{self, Answer};
+use approxset::Removal;
+use serde::Serialize;
+
+use crate::answers::{self, Answers};
 use crate::rewrite::{self, Need};
 use crate::{CliError, keys};
 
@@ -20,8 +23,11 @@ pub(crate) const EXAMPLES: &str = concat!(
     crate::keys_note!(),
     "
 
-Each key removes one copy. Only remove keys that were inserted: removing a \
-false positive can make the filter miss keys it holds.
+Each key removes one copy and is reported `removed`, `absent` (certainly \
+not in the filter; nothing changed) or `saturated` (a counting filter's \
+counters for the key are all at 15, as after 15 inserts of it: it can no \
+longer be removed, and nothing changed). Only remove keys that were \
+inserted: removing a false positive can make the filter miss keys it holds.
 
 Examples:
   approxset build --variant counting --input words.txt --output words.bin
@@ -46,19 +52,22 @@ pub(crate) struct RemoveArgs {
     keys: keys::KeyArgs,
 }
 
-/// How `remove` answers: `removed`, or `absent` when the filter certainly
-/// did not hold the key (and nothing changed).
-const ANSWER: Answer = Answer {
-    field: "removed",
-    yes: "removed",
-    no: "absent",
-};
+/// One key's answer in the JSON output: `removed` (a copy was taken out)
+/// and `saturated` (a counting filter's counters for the key are all at 15,
+/// so it can no longer be removed; nothing changed).
+#[derive(Serialize)]
+struct Row {
+    key: String,
+    removed: bool,
+    saturated: bool,
+}
 
 /// Runs `approxset remove`: reads the keys, then, holding the filter
 /// file's lock, loads it, removes each key and rewrites the file when
-/// anything was removed (`rewrite::update`); then reports. A filter of a
-/// variant that cannot delete is an error (exit code 1) and the file is
-/// left alone.
+/// anything was removed (`rewrite::update`); then reports each key as
+/// `removed`, `absent` (the filter certainly did not hold it; nothing
+/// changed) or `saturated`. A filter of a variant that cannot delete is an
+/// error (exit code 1) and the file is left alone.
 pub(crate) fn run(args: &RemoveArgs, json: bool) -> Result<(), CliError> {
     // Fail early on a missing or unfit file, before waiting for keys.
     rewrite::check(&args.filter, Need::Delete)?;
@@ -68,10 +77,26 @@ pub(crate) fn run(args: &RemoveArgs, json: bool) -> Result<(), CliError> {
         Ok(keys
             .into_iter()
             .map(|key| {
-                let removed = filter.remove_bytes(&key);
-                (key, removed)
+                let removal = filter.remove_bytes(&key);
+                (key, removal)
             })
             .collect::<Vec<_>>())
     })?;
-    answers::report(&rows, ANSWER, json)
+    let mut answers = Answers::new(false);
+    if json {
+        let rows: Vec<Row> = rows
+            .iter()
+            .map(|(key, removal)| Row {
+                key: answers::key_string(key),
+                removed: removal.is_removed(),
+                saturated: *removal == Removal::Saturated,
+            })
+            .collect();
+        answers.json(&rows)?;
+    } else {
+        for (key, removal) in &rows {
+            answers.line(key, &removal.to_string())?;
+        }
+    }
+    answers.finish()
 }

@@ -191,7 +191,7 @@ mod tests {
             Ok(filter.remove("a"))
         })
         .unwrap();
-        assert!(removed);
+        assert!(removed.is_removed());
         let g = approxset::load(&fs::read(&path).unwrap()).unwrap();
         assert_eq!(g.len(), 1);
         assert!(g.contains("b"));
@@ -223,7 +223,8 @@ mod tests {
         };
         #[cfg(unix)]
         let first = inode();
-        update(&path, load_deletable, |filter| Ok(filter.remove("zz"))).unwrap();
+        let removal = update(&path, load_deletable, |filter| Ok(filter.remove("zz"))).unwrap();
+        assert_eq!(removal, approxset::Removal::Absent);
         assert_eq!(fs::read(&path).unwrap(), before);
         #[cfg(unix)]
         assert_eq!(inode(), first);

@@ -1104,6 +1104,26 @@ fn deletable() -> Vec<(String, bool)> {
 }
 
 #[test]
+fn a_key_inserted_fifteen_times_into_a_counting_filter_is_reported_saturated() {
+    let scratch = Scratch::new("saturated");
+    let file = scratch.arg("counting.bin");
+    build_words("counting", &file);
+    let mut args = vec!["add", "--filter", file.as_str()];
+    args.extend(["hot"; 15]);
+    assert!(run(&args).status.success());
+    let before = std::fs::read(&file).unwrap();
+    let doc = json(&["remove", "--filter", &file, "hot"]);
+    assert_eq!(
+        doc,
+        serde_json::json!([{"key": "hot", "removed": false, "saturated": true}])
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before, "nothing changed");
+    let out = run(&["remove", "--filter", &file, "hot"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "hot\tsaturated\n");
+}
+
+#[test]
 fn remove_where_the_variant_can_delete() {
     let scratch = Scratch::new("remove");
     let words = words();
@@ -1143,7 +1163,10 @@ fn remove_where_the_variant_can_delete() {
             .find(|k| !query(&file, std::slice::from_ref(k))[0])
             .expect("a non-word that is absent");
         let doc = json(&["remove", "--filter", &file, &absent]);
-        assert_eq!(doc, serde_json::json!([{"key": absent, "removed": false}]));
+        assert_eq!(
+            doc,
+            serde_json::json!([{"key": absent, "removed": false, "saturated": false}])
+        );
         assert_eq!(
             std::fs::read(&file).unwrap(),
             before,

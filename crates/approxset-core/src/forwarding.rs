@@ -10,6 +10,7 @@ use crate::concurrent::ConcurrentApproxSet;
 use crate::error::Result;
 use crate::hash::{Digest, HashKey};
 use crate::key::Key;
+use crate::outcome::{Count, Removal};
 use crate::traits::{
     ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
 };
@@ -89,6 +90,10 @@ macro_rules! forward_approx_set {
             fn insert_digests(&mut self, digests: &[Digest]) -> Result<()> {
                 (**self).insert_digests(digests)
             }
+            #[inline]
+            fn insert_digest_if_absent(&mut self, digest: Digest) -> Result<bool> {
+                (**self).insert_digest_if_absent(digest)
+            }
             fn is_overfilled(&self) -> bool {
                 (**self).is_overfilled()
             }
@@ -112,8 +117,12 @@ macro_rules! forward_approx_set {
     (@deletable $access:ident $ty:ty) => {
         impl<S: Deletable + ?Sized> Deletable for $ty {
             #[inline]
-            fn remove_digest(&mut self, digest: Digest) -> bool {
+            fn remove_digest(&mut self, digest: Digest) -> Removal {
                 (**self).remove_digest(digest)
+            }
+            #[inline]
+            fn count_digest(&self, digest: Digest) -> Count {
+                (**self).count_digest(digest)
             }
         }
     };
@@ -197,20 +206,36 @@ macro_rules! inherent_generic_methods {
             pub fn insert_bytes(&mut self, bytes: &[u8]) -> Result<bool> {
                 ApproxSetExt::insert_bytes(self, bytes)
             }
+
+            /// Inserts `item` unless it seems present; see
+            /// [`ApproxSetExt::insert_if_absent`].
+            ///
+            /// # Errors
+            /// As [`ApproxSet::insert_digest`].
+            #[inline]
+            pub fn insert_if_absent<K: Key + ?Sized>(&mut self, item: &K) -> Result<bool> {
+                ApproxSetExt::insert_if_absent(self, item)
+            }
         }
     };
     (@remove $dyn_ty:ty) => {
         impl<'a> $dyn_ty {
             /// Removes one copy of `item`; see [`DeletableExt::remove`].
             #[inline]
-            pub fn remove<K: Key + ?Sized>(&mut self, item: &K) -> bool {
+            pub fn remove<K: Key + ?Sized>(&mut self, item: &K) -> Removal {
                 DeletableExt::remove(self, item)
             }
 
             /// Removes one copy of a byte string; see [`DeletableExt::remove_bytes`].
             #[inline]
-            pub fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
+            pub fn remove_bytes(&mut self, bytes: &[u8]) -> Removal {
                 DeletableExt::remove_bytes(self, bytes)
+            }
+
+            /// An upper bound on the times `item` went in; see [`DeletableExt::count`].
+            #[inline]
+            pub fn count<K: Key + ?Sized>(&self, item: &K) -> Count {
+                DeletableExt::count(self, item)
             }
         }
     };

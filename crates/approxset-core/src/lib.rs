@@ -42,6 +42,7 @@ pub mod hash;
 mod key;
 mod macros;
 mod options;
+mod outcome;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 pub mod sizing;
@@ -54,6 +55,7 @@ pub use key::{Hashed, Key, KeySink};
 #[doc(hidden)]
 pub use macros::same_type;
 pub use options::BuildOptions;
+pub use outcome::{Count, Removal};
 pub use traits::{
     ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
 };

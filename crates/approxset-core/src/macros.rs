@@ -45,6 +45,19 @@ macro_rules! key_methods {
         pub fn insert_bytes(&mut self, bytes: &[u8]) -> $crate::Result<bool> {
             self.insert_digest(self.hash_key().digest_bytes(bytes))
         }
+
+        /// Inserts `item` only when the filter does not already seem to
+        /// hold it: `Ok(true)` when it was inserted, `Ok(false)` when it
+        /// tested present and nothing changed (see
+        /// [`ApproxSet::insert_digest_if_absent`]($crate::ApproxSet::insert_digest_if_absent)).
+        ///
+        /// # Errors
+        /// As [`insert_digest`](Self::insert_digest); the filter is then
+        /// unchanged.
+        #[inline]
+        pub fn insert_if_absent<K: $crate::Key + ?Sized>(&mut self, item: &K) -> $crate::Result<bool> {
+            $crate::ApproxSet::insert_digest_if_absent(self, self.hash_key().digest(item))
+        }
     };
     (contains) => {
         /// Whether `item` may be present (`false`: certainly not).
@@ -61,18 +74,26 @@ macro_rules! key_methods {
         }
     };
     (remove) => {
-        /// Removes one copy of `item`: `false`, changing nothing, when it is
-        /// certainly absent. Remove only what was inserted (see the type's
-        /// docs).
+        /// Removes one copy of `item`: [`Removal::Absent`]($crate::Removal::Absent),
+        /// changing nothing, when it is certainly absent. Remove only what was
+        /// inserted (see the type's docs).
         #[inline]
-        pub fn remove<K: $crate::Key + ?Sized>(&mut self, item: &K) -> bool {
+        pub fn remove<K: $crate::Key + ?Sized>(&mut self, item: &K) -> $crate::Removal {
             self.remove_digest(self.hash_key().digest(item))
         }
 
         /// Removes one copy of a byte string; see `remove`.
         #[inline]
-        pub fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
+        pub fn remove_bytes(&mut self, bytes: &[u8]) -> $crate::Removal {
             self.remove_digest(self.hash_key().digest_bytes(bytes))
+        }
+
+        /// An upper bound on the times `item` went in (see
+        /// [`Count`]($crate::Count)): never below the true count of a key not
+        /// removed more often than it was inserted.
+        #[inline]
+        pub fn count<K: $crate::Key + ?Sized>(&self, item: &K) -> $crate::Count {
+            self.count_digest(self.hash_key().digest(item))
         }
     };
 }
@@ -244,8 +265,12 @@ macro_rules! impl_approx_set {
     (@outer remove [$($gen:tt)*] $ty:ty) => {
         impl<$($gen)*> $crate::Deletable for $ty {
             #[inline]
-            fn remove_digest(&mut self, digest: $crate::Digest) -> bool {
+            fn remove_digest(&mut self, digest: $crate::Digest) -> $crate::Removal {
                 <$ty>::remove_digest(self, digest)
+            }
+            #[inline]
+            fn count_digest(&self, digest: $crate::Digest) -> $crate::Count {
+                <$ty>::count_digest(self, digest)
             }
         }
     };

@@ -17,6 +17,7 @@ use std::fmt;
 use crate::error::Result;
 use crate::hash::{Digest, HashKey};
 use crate::key::Key;
+use crate::outcome::{Count, Removal};
 
 /// The read side of an approximate-membership filter: "is this key possibly
 /// in the set?", and what the filter is.
@@ -308,6 +309,27 @@ pub trait ApproxSet: Membership {
         Ok(())
     }
 
+    /// Inserts the key whose digest is `digest` only when the filter does
+    /// not already seem to hold it (RedisBloom's `CF.ADDNX`): `Ok(true)`
+    /// when it was inserted, `Ok(false)` when
+    /// [`contains_digest`](Membership::contains_digest) was true and nothing
+    /// changed.
+    ///
+    /// This is the way to keep a cuckoo filter from filling with copies of
+    /// a key inserted again and again (each `insert` stores one more, up to
+    /// eight). The price is that a key which is a false positive is never
+    /// inserted, so a filter that deletes must not later remove it: remove
+    /// only keys whose `insert_if_absent` returned `true`.
+    ///
+    /// # Errors
+    /// As [`insert_digest`](Self::insert_digest); nothing changes on error.
+    fn insert_digest_if_absent(&mut self, digest: Digest) -> Result<bool> {
+        if self.contains_digest(digest) {
+            return Ok(false);
+        }
+        self.insert_digest(digest).map(|_| true)
+    }
+
     /// Whether the filter holds more than it was sized for **and** its
     /// estimated false-positive rate is above the rate it was built for:
     /// `len() > capacity() && estimated_fp_rate() > fp_rate()`. Inserting
@@ -330,7 +352,7 @@ pub trait ApproxSet: Membership {
     /// # use approxset_core::ApproxSet;
     /// fn forget(set: &mut dyn ApproxSet, key: &str) -> bool {
     ///     match set.as_deletable_mut() {
-    ///         Some(del) => del.remove(key),
+    ///         Some(del) => del.remove(key).is_removed(),
     ///         None => false,
     ///     }
     /// }
@@ -394,12 +416,24 @@ pub trait ApproxSet: Membership {
 pub trait Deletable: ApproxSet {
     /// Removes one copy of the key whose digest is `digest`.
     ///
-    /// Returns `false` and changes nothing when the key is certainly absent.
+    /// Returns [`Removal::Removed`] when a copy was taken out,
+    /// [`Removal::Absent`] (changing nothing) when the key is certainly
+    /// absent, and [`Removal::Saturated`] (changing nothing) when a counting
+    /// filter's counters for the key are all saturated, so the key can no
+    /// longer be removed.
+    ///
     /// Removing a key that was never inserted but tests positive (a false
     /// positive) corrupts the filter: it may then miss keys that *were*
     /// inserted. No filter can detect that case; only remove keys you know
     /// you inserted.
-    fn remove_digest(&mut self, digest: Digest) -> bool;
+    fn remove_digest(&mut self, digest: Digest) -> Removal;
+
+    /// An upper bound on the number of times the key whose digest is
+    /// `digest` went in: the smallest of a counting filter's counters
+    /// ([`Count::AtLeast`] when they are all saturated), the copies of the
+    /// fingerprint in a cuckoo filter's two buckets (at most 8). Never below
+    /// the true count of a key not removed more often than it was inserted.
+    fn count_digest(&self, digest: Digest) -> Count;
 }
 
 /// The generic lookups of every [`Membership`], trait objects included.
@@ -539,6 +573,18 @@ pub trait ApproxSetExt: ApproxSet {
         let digest = self.hash_key().digest_bytes(bytes);
         self.insert_digest(digest)
     }
+
+    /// Inserts `item` only when the filter does not already seem to hold
+    /// it: `Ok(true)` when it was inserted; see
+    /// [`ApproxSet::insert_digest_if_absent`].
+    ///
+    /// # Errors
+    /// As [`ApproxSet::insert_digest`]; nothing changes on error.
+    #[inline]
+    fn insert_if_absent<K: Key + ?Sized>(&mut self, item: &K) -> Result<bool> {
+        let digest = self.hash_key().digest(item);
+        self.insert_digest_if_absent(digest)
+    }
 }
 
 impl<S: ApproxSet + ?Sized> ApproxSetExt for S {}
@@ -603,7 +649,7 @@ pub(crate) fn by_chunks<K: Key>(
 pub trait DeletableExt: Deletable {
     /// Removes one copy of `item`; see [`Deletable::remove_digest`].
     #[inline]
-    fn remove<K: Key + ?Sized>(&mut self, item: &K) -> bool {
+    fn remove<K: Key + ?Sized>(&mut self, item: &K) -> Removal {
         let digest = self.hash_key().digest(item);
         self.remove_digest(digest)
     }
@@ -611,9 +657,16 @@ pub trait DeletableExt: Deletable {
     /// Removes one copy of a byte string inserted by
     /// [`ApproxSetExt::insert_bytes`].
     #[inline]
-    fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
+    fn remove_bytes(&mut self, bytes: &[u8]) -> Removal {
         let digest = self.hash_key().digest_bytes(bytes);
         self.remove_digest(digest)
+    }
+
+    /// An upper bound on the times `item` went in; see
+    /// [`Deletable::count_digest`].
+    #[inline]
+    fn count<K: Key + ?Sized>(&self, item: &K) -> Count {
+        self.count_digest(self.hash_key().digest(item))
     }
 }
 
@@ -780,18 +833,21 @@ mod tests {
     }
 
     impl Deletable for Exact {
-        fn remove_digest(&mut self, d: Digest) -> bool {
+        fn remove_digest(&mut self, d: Digest) -> Removal {
             match self.counts.get_mut(&d.to_u128()) {
-                None => false,
+                None => Removal::Absent,
                 Some(c) => {
                     *c -= 1;
                     if *c == 0 {
                         self.counts.remove(&d.to_u128());
                     }
                     self.len -= 1;
-                    true
+                    Removal::Removed
                 }
             }
+        }
+        fn count_digest(&self, d: Digest) -> Count {
+            Count::AtMost(self.counts.get(&d.to_u128()).map_or(0, |&c| c as u32))
         }
     }
 
@@ -809,17 +865,24 @@ mod tests {
         let mut del: Box<dyn Deletable + Send + Sync> = Box::new(Exact::default());
         del.insert(&42u64).unwrap();
         del.insert(&42u64).unwrap();
-        assert!(del.remove(&42u64));
+        assert_eq!(del.count(&42u64), Count::AtMost(2));
+        assert_eq!(del.remove(&42u64), Removal::Removed);
         assert!(del.contains(&42u64), "one copy left");
-        assert!(del.remove(&42u64));
+        assert_eq!(del.remove(&42u64), Removal::Removed);
         assert!(!del.contains(&42u64));
-        assert!(!del.remove(&42u64), "absent: nothing to remove");
+        assert_eq!(del.remove(&42u64), Removal::Absent, "nothing to remove");
         assert!(del.is_empty());
+        assert_eq!(del.count(&42u64), Count::AtMost(0));
+        // insert_if_absent through the box: once, then not again.
+        assert!(del.insert_if_absent("k").unwrap());
+        assert!(!del.insert_if_absent("k").unwrap());
+        assert_eq!((del.len(), del.count("k")), (1, Count::AtMost(1)));
 
         let mut plain = Exact::default();
         let by_ref: &mut dyn Deletable = &mut plain;
         by_ref.insert_bytes(b"x").unwrap();
-        assert!(by_ref.remove_bytes(b"x"));
+        assert_eq!(by_ref.count_digest(by_ref.digest(b"x")), Count::AtMost(1));
+        assert!(by_ref.remove_bytes(b"x").is_removed());
         assert!(!by_ref.contains_bytes(b"x"));
     }
 

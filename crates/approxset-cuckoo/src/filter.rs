@@ -5,7 +5,7 @@ use approxset_core::Key;
 use std::fmt;
 
 use approxset_core::format::Words;
-use approxset_core::{Digest, Error, HashKey, Result, Value};
+use approxset_core::{Count, Digest, Error, HashKey, Removal, Result, Value};
 
 use crate::bucket;
 use crate::kick::{Victim, Xorshift};
@@ -52,7 +52,7 @@ macro_rules! by_width {
 ///     filter.insert(&i)?;
 /// }
 /// assert!((0..1000u32).all(|i| filter.contains(&i)));
-/// assert!(filter.remove(&5u32));
+/// assert!(filter.remove(&5u32).is_removed());
 /// assert_eq!(filter.len(), 999);
 /// assert_eq!(filter.fingerprint_bits(), 10);
 /// # Ok::<(), approxset_cuckoo::Error>(())
@@ -145,10 +145,25 @@ impl CuckooFilter {
         by_width!(self.contains_impl(digest))
     }
 
-    /// Removes one copy of a precomputed digest.
+    /// Removes one copy of a precomputed digest: [`Removal::Removed`], or
+    /// [`Removal::Absent`] (changing nothing) when no copy of its
+    /// fingerprint is in its two buckets or the stash.
     #[inline]
-    pub fn remove_digest(&mut self, digest: Digest) -> bool {
-        by_width!(self.remove_impl(digest))
+    pub fn remove_digest(&mut self, digest: Digest) -> Removal {
+        if by_width!(self.remove_impl(digest)) {
+            Removal::Removed
+        } else {
+            Removal::Absent
+        }
+    }
+
+    /// An upper bound on the times a precomputed digest went in: the copies
+    /// of its fingerprint in its two buckets and the stash (at most 8, the
+    /// most the filter stores; see [`Error::TooManyCopies`]). Other keys
+    /// with the same fingerprint and buckets add to it.
+    #[inline]
+    pub fn count_digest(&self, digest: Digest) -> Count {
+        Count::AtMost(by_width!(self.copies_impl(digest)))
     }
 
     /// Inserts every item of `iter`, stopping at the first error.
@@ -249,16 +264,28 @@ impl CuckooFilter {
         contains_in::<W, _>(&self.table, self.victim, digest)
     }
 
+    /// The copies of a digest's fingerprint in its two buckets and the
+    /// stash, with the fingerprint, its buckets and their contents.
     #[inline(always)]
-    fn insert_impl<W: Width>(&mut self, digest: Digest) -> Result<bool> {
+    fn copies<W: Width>(&self, digest: Digest) -> (u32, u64, [(usize, W::Bucket); 2]) {
         let (fp, i1, i2) = self.locate::<W>(digest);
+        debug_assert_ne!(i1, i2);
         let b1 = self.table.bucket::<W>(i1);
         let b2 = self.table.bucket::<W>(i2);
-        let m1 = W::matching(b1, fp);
-        debug_assert_ne!(i1, i2);
-        let m2 = W::matching(b2, fp);
         let held = self.stash_holds(fp, i1, i2);
-        let copies = (W::count(m1) + W::count(m2)) as usize + usize::from(held);
+        let copies = W::count(W::matching(b1, fp)) + W::count(W::matching(b2, fp));
+        (copies + u32::from(held), fp, [(i1, b1), (i2, b2)])
+    }
+
+    #[inline(always)]
+    fn copies_impl<W: Width>(&self, digest: Digest) -> u32 {
+        self.copies::<W>(digest).0
+    }
+
+    #[inline(always)]
+    fn insert_impl<W: Width>(&mut self, digest: Digest) -> Result<bool> {
+        let (copies, fp, [(i1, b1), (i2, b2)]) = self.copies::<W>(digest);
+        let copies = copies as usize;
         if copies >= 2 * SLOTS {
             return Err(Error::TooManyCopies { limit: 2 * SLOTS });
         }

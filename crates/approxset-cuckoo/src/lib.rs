@@ -15,7 +15,7 @@
 //! filter.insert("alice")?;
 //! filter.insert("bob")?;
 //! assert!(filter.contains("alice"));
-//! assert!(filter.remove("alice"));
+//! assert!(filter.remove("alice").is_removed());
 //! assert!(filter.contains("bob"));
 //! assert_eq!(filter.len(), 1);
 //! # Ok::<(), approxset_cuckoo::Error>(())

@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 
 use approxset_core::hash::splitmix64;
-use approxset_core::{Deletable, DeletableExt, Digest, Error, HashKey, Membership};
+use approxset_core::{
+    ApproxSet, Count, Deletable, DeletableExt, Digest, Error, HashKey, Membership,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestRunner};
 
@@ -67,7 +69,7 @@ fn stash_keeps_the_victim_and_refuses_further_inserts() {
         let gone = (0..9)
             .find(|&i| f.locate_for_test(digest(i)).0 != victim)
             .unwrap();
-        assert!(f.remove_digest(digest(gone)));
+        assert!(f.remove_digest(digest(gone)).is_removed());
         assert!(!f.stash_taken());
         assert_eq!(f.len(), 8);
         f.check_invariants();
@@ -96,7 +98,7 @@ fn removing_the_stashed_item_frees_the_stash() {
         assert!(f.stash_taken());
         // Remove all nine: whichever is stashed, every removal succeeds.
         for i in 0..9 {
-            assert!(f.remove_digest(digest(i)), "{bits} bits: item {i}");
+            assert!(f.remove_digest(digest(i)).is_removed(), "{bits} bits: item {i}");
             f.check_invariants();
         }
         assert!(f.is_empty() && !f.stash_taken());
@@ -111,11 +113,11 @@ fn duplicates_are_counted_up_to_eight() {
         let x = "duplicate";
         assert_eq!(f.insert(x), Ok(true));
         assert_eq!(f.insert(x), Ok(false));
-        assert!(f.remove(x));
+        assert!(f.remove(x).is_removed());
         assert!(f.contains(x), "one copy left");
-        assert!(f.remove(x));
+        assert!(f.remove(x).is_removed());
         assert!(!f.contains(x), "nothing else is stored");
-        assert!(!f.remove(x));
+        assert!(!f.remove(x).is_removed());
         assert!(f.is_empty());
 
         for copy in 0..8 {
@@ -128,11 +130,29 @@ fn duplicates_are_counted_up_to_eight() {
         // The filter is not otherwise full.
         assert!(f.insert(&"yet another").is_ok());
         for _ in 0..8 {
-            assert!(f.remove(x));
+            assert!(f.remove(x).is_removed());
             f.check_invariants();
         }
-        assert!(!f.remove(x), "{bits} bits");
+        assert!(!f.remove(x).is_removed(), "{bits} bits");
         assert!(f.contains(&"other") && f.contains(&"yet another"));
+    }
+}
+
+#[test]
+fn count_and_insert_if_absent() {
+    for bits in TEST_WIDTHS {
+        let mut f = filter(1000, bits, 8);
+        assert_eq!(f.count("k"), Count::AtMost(0));
+        for copy in 1..=8 {
+            f.insert("k").unwrap();
+            assert_eq!(f.count("k"), Count::AtMost(copy), "{bits} bits");
+        }
+        // insert_if_absent never adds a copy of a held key: no TooManyCopies.
+        assert_eq!(f.insert_if_absent("k"), Ok(false));
+        assert_eq!(f.count("k"), Count::AtMost(8));
+        assert_eq!(f.insert_if_absent("new"), Ok(true));
+        assert_eq!(f.insert_if_absent("new"), Ok(false));
+        assert_eq!((f.count("new"), f.len()), (Count::AtMost(1), 9));
     }
 }
 
@@ -143,9 +163,9 @@ fn insert_reports_new_items() {
     assert_eq!(f.insert(&1u32), Ok(false));
     assert_eq!(f.insert_bytes(b"x"), Ok(true));
     assert!(f.contains_bytes(b"x"));
-    assert!(f.remove_bytes(b"x"));
+    assert!(f.remove_bytes(b"x").is_removed());
     assert!(!f.contains_bytes(b"x"));
-    assert!(!f.remove_bytes(b"x"));
+    assert!(!f.remove_bytes(b"x").is_removed());
     assert_eq!(f.len(), 2);
 }
 
@@ -394,9 +414,9 @@ fn usable_as_a_shared_trait_object() {
     f.insert("alice").unwrap();
     f.insert("alice").unwrap();
     assert!(f.contains("alice"));
-    assert!(f.remove("alice"));
+    assert!(f.remove("alice").is_removed());
     assert!(f.contains("alice"));
-    assert!(DeletableExt::remove(&mut f, "alice"));
+    assert!(DeletableExt::remove(&mut f, "alice").is_removed());
     assert!(!f.contains("alice"));
     assert_eq!(f.variant(), "cuckoo");
     assert!(f.is_empty());
@@ -425,7 +445,7 @@ fn equality_compares_contents() {
     assert_eq!(a, b);
     b.insert(&1u8).unwrap();
     assert_ne!(a, b);
-    b.remove(&1u8);
+    assert!(b.remove(&1u8).is_removed());
     assert_eq!(a, b, "same slots, same len");
     assert_ne!(a, filter(100, 8, 2), "different keys");
     assert_ne!(a, filter(100, 12, 1), "different widths");

@@ -25,7 +25,7 @@ use crate::table::{SLOTS, Table, with_width};
 /// let view = CuckooFilter::view(&bytes)?;
 /// assert!(view.contains("alice"));
 /// let mut owned = view.into_owned()?; // a copy, which removes
-/// assert!(owned.remove("alice"));
+/// assert!(owned.remove("alice").is_removed());
 /// # Ok::<(), approxset_cuckoo::Error>(())
 /// ```
 #[derive(Clone)]

@@ -12,6 +12,7 @@ fn model_digest(a: u8, b: u8) -> Digest {
 #[derive(Clone, Debug)]
 enum Op {
     Insert(u8, u8),
+    InsertIfAbsent(u8, u8),
     Remove(u8, u8),
     Contains(u8, u8),
     Clear,
@@ -21,6 +22,7 @@ fn op() -> impl Strategy<Value = Op> {
     let key = (0u8..12, 0u8..4);
     prop_oneof![
         6 => key.clone().prop_map(|(a, b)| Op::Insert(a, b)),
+        2 => key.clone().prop_map(|(a, b)| Op::InsertIfAbsent(a, b)),
         4 => key.clone().prop_map(|(a, b)| Op::Remove(a, b)),
         3 => key.prop_map(|(a, b)| Op::Contains(a, b)),
         1 => Just(Op::Clear),
@@ -107,7 +109,7 @@ fn behaves_like_a_multiset() {
                     let c = class(&f, d);
                     let held = classes.get(&c).copied().unwrap_or(0);
                     let before = f.clone();
-                    let removed = f.remove_digest(d);
+                    let removed = f.remove_digest(d).is_removed();
                     prop_assert_eq!(removed, held > 0);
                     if removed {
                         *classes.get_mut(&c).unwrap() -= 1;
@@ -127,10 +129,34 @@ fn behaves_like_a_multiset() {
                         prop_assert_eq!(&f, &before);
                     }
                 }
+                Op::InsertIfAbsent(a, b) => {
+                    let d = model_digest(a, b);
+                    let c = class(&f, d);
+                    let held = classes.get(&c).copied().unwrap_or(0);
+                    let before = f.clone();
+                    match f.insert_digest_if_absent(d) {
+                        Ok(true) => {
+                            prop_assert!(held == 0 && !before.stash_taken());
+                            *classes.entry(c).or_default() += 1;
+                            *keys.entry((a, b)).or_default() += 1;
+                        }
+                        Ok(false) => {
+                            prop_assert!(held > 0);
+                            prop_assert_eq!(&f, &before);
+                        }
+                        Err(e) => {
+                            prop_assert_eq!(e, Error::Full { items: before.len() });
+                            prop_assert!(held == 0 && before.stash_taken());
+                            prop_assert_eq!(&f, &before);
+                        }
+                    }
+                }
                 Op::Contains(a, b) => {
                     let d = model_digest(a, b);
                     let held = classes.get(&class(&f, d)).copied().unwrap_or(0);
                     prop_assert_eq!(f.contains_digest(d), held > 0);
+                    // The count is the class's copies, exactly.
+                    prop_assert_eq!(f.count_digest(d), Count::AtMost(held as u32));
                 }
                 Op::Clear => {
                     f.clear();
@@ -146,6 +172,9 @@ fn behaves_like_a_multiset() {
                 if n > 0 {
                     prop_assert!(f.contains_digest(model_digest(a, b)), "lost {:?}", (a, b));
                 }
+                // The count bounds the key's own count from above.
+                let count = f.count_digest(model_digest(a, b));
+                prop_assert!(count.upper_bound().is_some_and(|c| c as usize >= n));
             }
         }
         Ok(())
@@ -177,7 +206,7 @@ fn no_false_negatives_through_hash() {
         let (gone, kept): (Vec<_>, Vec<_>) =
             stored.iter().enumerate().partition(|(i, _)| i % 2 == 0);
         for (_, k) in &gone {
-            prop_assert!(f.remove(*k));
+            prop_assert!(f.remove(*k).is_removed());
         }
         for (_, k) in &kept {
             prop_assert!(f.contains(*k));
