@@ -24,6 +24,9 @@ pub(crate) enum Kind {
     /// `approxset.UnsupportedError` (a `TypeError`): the variant cannot do
     /// this (remove from a Bloom filter, add to a static filter, …).
     Unsupported,
+    /// `approxset.SaturatedError`: a counting filter's key whose counters
+    /// are all saturated, which cannot be removed.
+    Saturated,
     /// `approxset.Error`: anything else.
     Other,
 }
@@ -36,13 +39,15 @@ impl Kind {
             Kind::Corrupt => "CorruptFilterError",
             Kind::Full => "FullError",
             Kind::Unsupported => "UnsupportedError",
+            Kind::Saturated => "SaturatedError",
             Kind::Other => "Error",
         }
     }
 
     /// The exception of this kind with `message`.
     pub(crate) fn err(self, py: Python<'_>, message: impl Into<String>) -> PyErr {
-        static CLASSES: [PyOnceLock<Py<PyType>>; 5] = [
+        static CLASSES: [PyOnceLock<Py<PyType>>; 6] = [
+            PyOnceLock::new(),
             PyOnceLock::new(),
             PyOnceLock::new(),
             PyOnceLock::new(),

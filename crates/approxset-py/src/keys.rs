@@ -330,7 +330,10 @@ fn numpy_batch(keys: &Bound<'_, PyAny>) -> PyResult<Option<Batch<'static>>> {
             // UTF-32 code points, NUL-padded; re-encoded as UTF-8.
             let width: usize = dtype.getattr("itemsize")?.extract()?;
             let cast = astype(keys, &format!("<U{}", width / 4))?;
-            let raw = bytes_of(cast.call_method0("tobytes")?)?;
+            // Decoded from the bytes object itself: no second copy of the
+            // UTF-32 (four bytes per character).
+            let raw_obj = cast.call_method0("tobytes")?;
+            let raw = raw_obj.cast::<PyBytes>()?.as_bytes();
             let mut data = Vec::with_capacity(raw.len() / 4);
             let mut ends = Vec::with_capacity(len);
             for item in raw.chunks(width.max(1)).take(len) {

@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use approxset::format::DEFAULT_READ_LIMIT;
-use approxset::{ApproxSet, Deletable, HashFunction, HashKey, Membership, Value, Variant};
+use approxset::{
+    ApproxSet, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant,
+};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple, PyType};
@@ -385,29 +387,61 @@ impl Filter {
     }
 
     /// Removes one copy of ``key`` (counting and cuckoo filters). Raises
-    /// ``KeyError`` when the key is certainly absent and
-    /// ``UnsupportedError`` on variants that cannot delete. Only remove
-    /// keys you added: removing a false positive can cause false negatives.
+    /// ``KeyError`` when the key is certainly absent, ``SaturatedError``
+    /// when its counters are saturated (it stays present), and
+    /// ``UnsupportedError`` on variants that cannot delete; nothing changes
+    /// then. Only remove keys you added: removing a false positive can
+    /// cause false negatives.
     fn remove(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
         let digest = digest_of(&self.key, key)?;
-        let removed = {
+        let removal = {
             let mut boxed = self.write();
             Filter::deletable(py, &mut boxed)?.remove_digest(digest)
         };
-        if removed {
-            Ok(())
-        } else {
-            Err(PyKeyError::new_err(key.clone().unbind()))
+        match removal {
+            Removal::Removed => Ok(()),
+            Removal::Absent => Err(PyKeyError::new_err(key.clone().unbind())),
+            Removal::Saturated => Err(Kind::Saturated.err(
+                py,
+                "the key's counters are saturated: it cannot be removed and tests present \
+                 from now on",
+            )),
+            _ => Err(Kind::Other.err(py, format!("the key was not removed ({removal})"))),
         }
     }
 
-    /// Removes one copy of ``key`` if the filter may hold it; never raises
-    /// for an absent key (``UnsupportedError`` on variants that cannot
-    /// delete). Returns whether a copy was removed.
+    /// Removes one copy of ``key`` if the filter may hold it and can take
+    /// it out; never raises for an absent or saturated key
+    /// (``UnsupportedError`` on variants that cannot delete). Returns
+    /// whether a copy was removed.
     fn discard(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let digest = digest_of(&self.key, key)?;
         let mut boxed = self.write();
-        Ok(Filter::deletable(py, &mut boxed)?.remove_digest(digest))
+        Ok(Filter::deletable(py, &mut boxed)?
+            .remove_digest(digest)
+            .is_removed())
+    }
+
+    /// An upper bound on the number of times ``key`` was added (less its
+    /// removes), on the counting and cuckoo filters: 0 means certainly
+    /// absent; a counting filter's 15 means saturated, at least 15.
+    fn count(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let digest = digest_of(&self.key, key)?;
+        let mut boxed = self.write();
+        Ok(Filter::deletable(py, &mut boxed)?
+            .count_digest(digest)
+            .value())
+    }
+
+    /// Adds ``key`` unless the filter may already hold it; returns whether
+    /// it did. Keeps a cuckoo filter from filling with copies of one key;
+    /// on a deleting filter, only remove keys this returned ``True`` for.
+    fn add_if_absent(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let digest = digest_of(&self.key, key)?;
+        let mut boxed = self.write();
+        Filter::insertable(py, &mut boxed)?
+            .insert_digest_if_absent(digest)
+            .py(py)
     }
 
     /// Removes every key, keeping the size and the hash key.

@@ -298,3 +298,40 @@ def test_batches_release_the_gil_and_agree_with_one_at_a_time():
     g = approxset.Filter("classic", 100, seed=2)
     g.update(str(i) for i in range(10) if str(i) not in g)
     assert len(g) == 10
+
+
+@pytest.mark.parametrize("variant", DELETABLE)
+def test_count_and_add_if_absent(variant):
+    f = approxset.Filter(variant, 1000, seed=1)
+    assert f.count("a") == 0
+    assert f.add_if_absent("a") is True
+    assert f.add_if_absent("a") is False, "already (maybe) present: not added"
+    assert len(f) == 1 and f.count("a") >= 1
+    f.add("a")
+    assert f.count("a") >= 2
+    f.remove("a")
+    f.remove("a")
+    assert f.count("a") == 0 and "a" not in f
+
+
+def test_a_saturated_key_cannot_be_removed():
+    f = approxset.Filter("counting", 1000, seed=1)
+    for _ in range(15):
+        f.add("hot")
+    assert f.count("hot") == 15
+    before = bytes(f)
+    with pytest.raises(approxset.SaturatedError, match="saturated"):
+        f.remove("hot")
+    assert f.discard("hot") is False
+    assert bytes(f) == before and "hot" in f
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v not in DELETABLE])
+def test_count_on_others_is_unsupported(variant):
+    f = build(variant, ["a"])
+    with pytest.raises(approxset.UnsupportedError):
+        f.count("a")
+    if not INFO[variant]["static"]:
+        assert f.add_if_absent("a") is False
+        assert f.add_if_absent("b") in (True, False)
+        assert "b" in f

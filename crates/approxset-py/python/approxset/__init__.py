@@ -29,6 +29,7 @@ from ._errors import (
     Error,
     FullError,
     ParameterError,
+    SaturatedError,
     UnsupportedError,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "Filter",
     "FullError",
     "ParameterError",
+    "SaturatedError",
     "UnsupportedError",
     "compare",
     "design",

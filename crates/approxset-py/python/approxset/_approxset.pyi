@@ -84,6 +84,10 @@ class Filter:
         """Removes one copy; ``KeyError`` when certainly absent."""
     def discard(self, key: Key) -> bool:
         """Removes one copy if present; whether it did."""
+    def count(self, key: Key) -> int:
+        """An upper bound on the key's count (counting and cuckoo)."""
+    def add_if_absent(self, key: Key) -> bool:
+        """Adds the key unless it may be present; whether it did."""
     def clear(self) -> None: ...
     def copy(self) -> Filter: ...
     def __len__(self) -> int: ...

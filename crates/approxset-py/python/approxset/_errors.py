@@ -23,3 +23,8 @@ class FullError(Error):
 class UnsupportedError(Error, TypeError):
     """The variant cannot do this: remove from a filter that cannot delete,
     add to the static fuse filter, union of a counting filter, ..."""
+
+
+class SaturatedError(Error):
+    """A counting filter's key whose counters are all saturated (at 15): it
+    cannot be removed and tests present from now on; nothing was changed."""
