@@ -16,9 +16,7 @@ use std::path::PathBuf;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use approxset::format::DEFAULT_READ_LIMIT;
-use approxset::{
-    ApproxSet, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant,
-};
+use approxset::{ApproxSet, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple, PyType};
@@ -48,6 +46,14 @@ const UPDATE_CHUNK: usize = 1 << 14;
 /// ``memoryview``, and ``int`` (64-bit, as the Rust library's ``i64``/
 /// ``u64`` keys): the same key in Python, Rust and the CLI. The static
 /// ``"fuse"`` variant is built once with ``Filter.from_keys``.
+///
+/// ``Filter(variant, capacity, fp)`` is an empty filter for ``capacity``
+/// keys at false-positive rate ``fp``. ``seed`` (an int) or ``key`` (16
+/// bytes) fixes the hash key, so that filters built apart can be merged
+/// and rebuilt bit for bit; without either it is random. ``hash`` is
+/// ``"siphash"`` (the default) or ``"xxh3"`` (faster, for keys an attacker
+/// does not choose); ``max_bytes`` refuses a larger filter. Bad parameters
+/// raise ``ParameterError`` (a ``ValueError``).
 #[pyclass(module = "approxset", frozen, name = "Filter")]
 #[derive(Debug)]
 struct Filter {
@@ -226,18 +232,7 @@ impl Filter {
     /// Filter(variant, capacity, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)
     /// --
     ///
-    /// An empty filter of ``variant`` (a name of ``approxset.VARIANTS``)
-    /// for ``capacity`` keys at false-positive rate ``fp``.
-    ///
-    /// ``seed`` (an int) or ``key`` (16 bytes) fixes the hash key, so that
-    /// filters built apart can be merged and rebuilt bit for bit; without
-    /// either the key is random. ``hash`` is ``"siphash"`` (the default)
-    /// or ``"xxh3"`` (faster, for keys an attacker does not choose).
-    /// ``max_bytes`` refuses a filter larger than that.
-    ///
-    /// Raises ``ParameterError`` (a ``ValueError``) for bad parameters and
-    /// ``UnsupportedError`` for the static ``"fuse"`` variant (use
-    /// ``Filter.from_keys``).
+    /// An empty filter (see the class documentation).
     #[new]
     #[pyo3(signature = (variant, capacity, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
     #[allow(clippy::too_many_arguments)]

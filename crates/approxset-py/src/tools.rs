@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use approxset::hash::splitmix64;
 use approxset::{Membership, MembershipExt, Variant};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::errors::{IntoPy, Kind};
+use crate::errors::IntoPy;
 use crate::{builder, parse_variant};
 
 /// Whether filters of `variant` union, found by trying it on two small
@@ -174,20 +175,25 @@ pub(crate) fn compare<'py>(
     approxset::sizing::validate_fp_rate(fp).py(py)?;
     approxset::sizing::validate_items(n).py(py)?;
     let queries = queries.unwrap_or(n);
-    // Both lists are allocated up front: refuse sizes no machine has.
-    if n.checked_add(queries).is_none_or(|t| t > 1 << 31) {
-        return Err(Kind::Parameter.err(py, "invalid n: at most 2**31 keys and queries in all"));
+    // Both lists are allocated up front: refuse what cannot be had as an
+    // error, never an abort.
+    let total = n.saturating_add(queries);
+    let mut members: Vec<u64> = Vec::new();
+    let mut others: Vec<u64> = Vec::new();
+    if members.try_reserve_exact(n).is_err() || others.try_reserve_exact(queries).is_err() {
+        return Err(PyMemoryError::new_err(format!(
+            "cannot allocate {total} keys and queries"
+        )));
     }
     let list = PyList::empty(py);
     let chosen = selected(py, variants)?;
-    let (members, others) = py.detach(|| {
+    py.detach(|| {
         // Members from one stream, non-members from another (a collision
         // between the two has probability about n·q/2⁶⁴).
         let mut state = seed;
-        let members: Vec<u64> = (0..n).map(|_| splitmix64(&mut state)).collect();
+        members.extend((0..n).map(|_| splitmix64(&mut state)));
         let mut state = !seed;
-        let others: Vec<u64> = (0..queries).map(|_| splitmix64(&mut state)).collect();
-        (members, others)
+        others.extend((0..queries).map(|_| splitmix64(&mut state)));
     });
     for v in chosen {
         let b = builder(py, v, Some(seed), None, hash, None)?;
