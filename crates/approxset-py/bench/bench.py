@@ -1,13 +1,16 @@
 """approxset against rbloom and pybloom-live, in one run (not in CI).
 
-    pip install ./crates/approxset-py rbloom pybloom-live numpy
+    pip install ./crates/approxset-py rbloom pybloom-live numpy pyarrow
     python crates/approxset-py/bench/bench.py [--n 1000000] [--repeat 3]
 
 10**6 string keys and 10**6 int keys at p = 1 %: one-at-a-time ``add`` and
-``in``, approxset's ``add_many``/``contains_many`` against rbloom's per-key
-loop, memory per key and the measured false-positive rate over 10**6
-non-members. Each timing is the median of ``--repeat`` runs; the ratios
-are against rbloom measured in the same run.
+``in`` (a Python loop, as a user writes it) for approxset, rbloom and
+pybloom-live; approxset's ``add_many``/``contains_many`` over a list, a
+NumPy array and (strings) an Arrow array; memory per key and the measured
+false-positive rate over 10**6 non-members. Each figure is the median of
+``--repeat`` timings in ns per key; the ratios are against rbloom measured
+in the same run (> 1: faster than rbloom). One warm-up pass precedes the
+timings, so that no filter pays for the first touch of the keys.
 """
 
 import argparse
@@ -15,8 +18,9 @@ import statistics
 import sys
 import time
 
-import approxset
 import numpy as np
+
+import approxset
 
 try:
     import rbloom
@@ -26,116 +30,137 @@ try:
     import pybloom_live
 except ImportError:  # pragma: no cover
     pybloom_live = None
+try:
+    import pyarrow
+except ImportError:  # pragma: no cover
+    pyarrow = None
 
 
-def timed(fn, repeat):
-    """Median seconds of ``repeat`` calls of ``fn`` (each on a fresh state)."""
+def median_ns(make_run, repeat, n):
+    """Median ns per key of ``repeat`` runs; ``make_run()`` prepares one
+    run (untimed) and returns the callable to time."""
     times = []
     for _ in range(repeat):
-        setup = fn()
+        run = make_run()
         start = time.perf_counter()
-        setup()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), min(times), max(times)
+        run()
+        times.append((time.perf_counter() - start) * 1e9 / n)
+    return statistics.median(times)
 
 
-def run(kind, n, p, repeat, variants, hash_fn):
+def loop_add(f, keys):
+    add = f.add
+    for k in keys:
+        add(k)
+
+
+def loop_in(f, keys):
+    c = 0
+    for k in keys:
+        if k in f:
+            c += 1
+    return c
+
+
+def keys_of(kind, n):
     if kind == "str":
         members = [f"member-{i}" for i in range(n)]
         others = [f"nonmember-{i}" for i in range(n)]
-        members_arr = np.array(members)
-        others_arr = np.array(others)
     else:
         rng = np.random.default_rng(7)
         both = rng.choice(2**62, size=2 * n, replace=False).astype(np.int64)
-        members_arr, others_arr = both[:n], both[n:]
-        members = members_arr.tolist()
-        others = others_arr.tolist()
+        members, others = both[:n].tolist(), both[n:].tolist()
+    return members, others
 
-    rows = []
 
-    def record(name, make, add_one, contains_one, add_many=None, contains_many=None, size=None):
-        def fresh_add():
-            f = make()
-            return lambda: add_one(f, members)
+def forms(kind, keys):
+    """The batch inputs: a list, a NumPy array, an Arrow array (str)."""
+    out = {"list": keys, "numpy": np.array(keys) if kind == "str" else np.array(keys, dtype=np.int64)}
+    if kind == "str" and pyarrow is not None:
+        out["arrow"] = pyarrow.array(keys)
+    return out
 
-        add_t = timed(fresh_add, repeat)
-        f = make()
-        add_one(f, members)
 
-        def q_hit():
-            return lambda: contains_one(f, members)
-
-        def q_miss():
-            return lambda: contains_one(f, others)
-
-        hit_t = timed(q_hit, repeat)
-        miss_t = timed(q_miss, repeat)
-        fp = sum(1 for k in others if k in f) / len(others)
-        assert all(k in f for k in members), f"{name}: a false negative"
-        row = {
-            "name": name,
-            "add": add_t,
-            "in_hit": hit_t,
-            "in_miss": miss_t,
-            "fp": fp,
-            "bits_per_key": size(f) * 8 / n if size else float("nan"),
-        }
-        if add_many:
-            row["add_many"] = timed(lambda: (lambda g=make(): (lambda: add_many(g)))(), repeat)
-            row["contains_many"] = timed(lambda: (lambda: contains_many(f)), repeat)
-        rows.append(row)
-
-    def loop_add(f, keys):
-        add = f.add
-        for k in keys:
-            add(k)
-
-    def loop_in(f, keys):
-        c = 0
-        for k in keys:
-            if k in f:
-                c += 1
-        return c
-
+def run(kind, n, p, repeat, variants, hash_fn):
+    members, others = keys_of(kind, n)
+    filters = {}
     for v in variants:
-        record(
-            f"approxset {v}",
+        filters[f"approxset {v}"] = (
             lambda v=v: approxset.Filter(v, n, p, seed=1, hash=hash_fn),
-            loop_add,
-            loop_in,
-            add_many=lambda g: g.add_many(members_arr),
-            contains_many=lambda f: f.contains_many(others_arr),
-            size=lambda f: f.info()["memory_bytes"],
+            lambda f: f.info()["memory_bytes"],
         )
-        # The list (not array) batch paths.
-        if v == variants[0]:
-            record(
-                f"approxset {v} (lists)",
-                lambda v=v: approxset.Filter(v, n, p, seed=1, hash=hash_fn),
-                loop_add,
-                loop_in,
-                add_many=lambda g: g.add_many(members),
-                contains_many=lambda f: f.contains_many(others),
-                size=lambda f: f.info()["memory_bytes"],
-            )
     if rbloom:
-        record(
-            "rbloom",
-            lambda: rbloom.Bloom(n, p),
-            loop_add,
-            loop_in,
-            size=lambda f: f.size_in_bits / 8,
-        )
+        filters["rbloom"] = (lambda: rbloom.Bloom(n, p), lambda f: f.size_in_bits / 8)
     if pybloom_live:
-        record(
-            "pybloom-live",
+        filters["pybloom-live"] = (
             lambda: pybloom_live.BloomFilter(capacity=n, error_rate=p),
-            loop_add,
-            loop_in,
-            size=lambda f: f.num_bits / 8,
+            lambda f: f.num_bits / 8,
         )
-    return rows
+    # Warm-up: every filter once over the keys (string hashes cached, the
+    # CPU at speed).
+    for make, _ in filters.values():
+        f = make()
+        loop_add(f, members)
+        loop_in(f, others)
+
+    rows = {}
+    for name, (make, size) in filters.items():
+        full = make()
+        loop_add(full, members)
+        assert loop_in(full, members) == n, f"{name}: a false negative"
+        rows[name] = {
+            "add": median_ns(lambda: (lambda f=make(): lambda: loop_add(f, members))(), repeat, n),
+            "in_hit": median_ns(lambda: lambda: loop_in(full, members), repeat, n),
+            "in_miss": median_ns(lambda: lambda: loop_in(full, others), repeat, n),
+            "fp": loop_in(full, others) / n,
+            "bits_per_key": size(full) * 8 / n,
+        }
+    batches = {}
+    member_forms, other_forms = forms(kind, members), forms(kind, others)
+    for v in variants:
+        make = filters[f"approxset {v}"][0]
+        full = make()
+        full.add_many(member_forms["list"])
+        for form in member_forms:
+            batches[(v, form)] = {
+                "add_many": median_ns(
+                    lambda form=form: (lambda f=make(): lambda: f.add_many(member_forms[form]))(),
+                    repeat,
+                    n,
+                ),
+                "contains_many": median_ns(
+                    lambda form=form: lambda: full.contains_many(other_forms[form]), repeat, n
+                ),
+            }
+            assert all(full.contains_many(member_forms[form]))
+    return rows, batches
+
+
+def report(kind, rows, batches):
+    print(f"\n{kind} keys: one at a time (ns per key)")
+    print(f"{'':24} {'add':>7} {'in hit':>7} {'in miss':>7} {'bits/key':>8} {'FP':>8}")
+    for name, r in rows.items():
+        print(
+            f"{name:24} {r['add']:7.1f} {r['in_hit']:7.1f} {r['in_miss']:7.1f}"
+            f" {r['bits_per_key']:8.2f} {r['fp']:8.4%}"
+        )
+    ref = rows.get("rbloom")
+    if ref:
+        print(f"ratios against rbloom ({kind}; > 1 is faster)")
+        for name, r in rows.items():
+            if name != "rbloom":
+                print(
+                    f"{name:24} add {ref['add'] / r['add']:5.2f}x  in-hit {ref['in_hit'] / r['in_hit']:5.2f}x"
+                    f"  in-miss {ref['in_miss'] / r['in_miss']:5.2f}x"
+                )
+    print(f"{kind} keys: batches (ns per key), ratio against rbloom's loop (add; in miss)")
+    for (v, form), b in batches.items():
+        line = f"approxset {v:12} {form:6} add_many {b['add_many']:6.1f}  contains_many {b['contains_many']:6.1f}"
+        if ref:
+            line += (
+                f"   {ref['add'] / b['add_many']:5.2f}x  {ref['in_miss'] / b['contains_many']:5.2f}x"
+            )
+        print(line)
 
 
 def main():
@@ -143,36 +168,17 @@ def main():
     ap.add_argument("--n", type=int, default=10**6)
     ap.add_argument("--fp", type=float, default=0.01)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--variants", default="blocked,classic,split-block")
+    ap.add_argument("--variants", default="blocked,classic")
     ap.add_argument("--hash", default="xxh3", help="approxset's hash function (siphash or xxh3)")
+    ap.add_argument("--kinds", default="str,int")
     args = ap.parse_args()
-    print(f"python {sys.version.split()[0]}, n = {args.n}, p = {args.fp}, median of {args.repeat}")
-    for kind in ("str", "int"):
-        rows = run(kind, args.n, args.fp, args.repeat, args.variants.split(","), args.hash)
-        ref = next((r for r in rows if r["name"] == "rbloom"), None)
-        print(f"\n{kind} keys                     add ns   in-hit ns  in-miss ns  many-add ns  many-in ns  bits/key  FP")
-        for r in rows:
-            ns = lambda t: t[0] * 1e9 / args.n  # noqa: E731
-            many_add = f"{ns(r['add_many']):11.1f}" if "add_many" in r else " " * 11
-            many_in = f"{ns(r['contains_many']):10.1f}" if "contains_many" in r else " " * 10
-            print(
-                f"{r['name']:28} {ns(r['add']):7.1f} {ns(r['in_hit']):10.1f} {ns(r['in_miss']):10.1f}"
-                f"  {many_add}  {many_in}  {r['bits_per_key']:8.2f}  {r['fp']:.4%}"
-            )
-        if ref:
-            print(f"\nratios against rbloom ({kind}; > 1 is faster than rbloom)")
-            for r in rows:
-                if r is ref:
-                    continue
-                line = (
-                    f"{r['name']:28} add {ref['add'][0] / r['add'][0]:5.2f}x"
-                    f"  in-hit {ref['in_hit'][0] / r['in_hit'][0]:5.2f}x"
-                    f"  in-miss {ref['in_miss'][0] / r['in_miss'][0]:5.2f}x"
-                )
-                if "contains_many" in r:
-                    line += f"  contains_many vs rbloom in-miss loop {ref['in_miss'][0] / r['contains_many'][0]:5.2f}x"
-                    line += f"  add_many vs rbloom add loop {ref['add'][0] / r['add_many'][0]:5.2f}x"
-                print(line)
+    print(
+        f"python {sys.version.split()[0]}, n = {args.n}, p = {args.fp}, "
+        f"median of {args.repeat}, approxset hash {args.hash}"
+    )
+    for kind in args.kinds.split(","):
+        rows, batches = run(kind, args.n, args.fp, args.repeat, args.variants.split(","), args.hash)
+        report(kind, rows, batches)
 
 
 if __name__ == "__main__":
