@@ -8,9 +8,10 @@
 pybloom-live; approxset's ``add_many``/``contains_many`` over a list, a
 NumPy array and (strings) an Arrow array; memory per key and the measured
 false-positive rate over 10**6 non-members. Each figure is the median of
-``--repeat`` timings in ns per key; the ratios are against rbloom measured
-in the same run (> 1: faster than rbloom). One warm-up pass precedes the
-timings, so that no filter pays for the first touch of the keys.
+``--repeat`` timings in ns per key, taken round robin (each repeat times
+every filter once); the ratios are against rbloom measured in the same run
+(> 1: faster than rbloom). One warm-up pass precedes the timings, so that
+no filter pays for the first touch of the keys.
 """
 
 import argparse
@@ -103,18 +104,27 @@ def run(kind, n, p, repeat, variants, hash_fn):
         loop_add(f, members)
         loop_in(f, others)
 
+    # Round robin: each repeat times every filter once, so that a burst of
+    # load on the shared machine falls on all of them alike.
+    full = {}
+    for name, (make, _) in filters.items():
+        f = make()
+        loop_add(f, members)
+        assert loop_in(f, members) == n, f"{name}: a false negative"
+        full[name] = f
+    samples = {name: {"add": [], "in_hit": [], "in_miss": []} for name in filters}
+    for _ in range(repeat):
+        for name, (make, _) in filters.items():
+            s = samples[name]
+            s["add"].append(median_ns(lambda: (lambda f=make(): lambda: loop_add(f, members))(), 1, n))
+            s["in_hit"].append(median_ns(lambda: lambda: loop_in(full[name], members), 1, n))
+            s["in_miss"].append(median_ns(lambda: lambda: loop_in(full[name], others), 1, n))
     rows = {}
     for name, (make, size) in filters.items():
-        full = make()
-        loop_add(full, members)
-        assert loop_in(full, members) == n, f"{name}: a false negative"
-        rows[name] = {
-            "add": median_ns(lambda: (lambda f=make(): lambda: loop_add(f, members))(), repeat, n),
-            "in_hit": median_ns(lambda: lambda: loop_in(full, members), repeat, n),
-            "in_miss": median_ns(lambda: lambda: loop_in(full, others), repeat, n),
-            "fp": loop_in(full, others) / n,
-            "bits_per_key": size(full) * 8 / n,
-        }
+        f = full[name]
+        rows[name] = {k: statistics.median(v) for k, v in samples[name].items()}
+        rows[name]["fp"] = loop_in(f, others) / n
+        rows[name]["bits_per_key"] = size(f) * 8 / n
     batches = {}
     member_forms, other_forms = forms(kind, members), forms(kind, others)
     for v in variants:
@@ -167,7 +177,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10**6)
     ap.add_argument("--fp", type=float, default=0.01)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--variants", default="blocked,classic")
     ap.add_argument("--hash", default="xxh3", help="approxset's hash function (siphash or xxh3)")
     ap.add_argument("--kinds", default="str,int")

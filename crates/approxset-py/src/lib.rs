@@ -107,7 +107,7 @@ impl Filter {
         boxed
             .as_approx_set_mut()
             .and_then(|s| s.as_deletable_mut())
-            .ok_or_else(|| to_unsupported(py, approxset::Error::DeleteUnsupported { variant }))
+            .ok_or_else(|| errors::to_py(py, approxset::Error::DeleteUnsupported { variant }))
     }
 
     /// An independent copy (through the binary format).
@@ -118,17 +118,12 @@ impl Filter {
 
     /// `self op= other` for `|` and `&`.
     fn combine(&self, py: Python<'_>, other: &Filter, union: bool) -> PyResult<()> {
-        // `f |= f`: combine with a copy, not with the locked filter.
-        let (copy, guard);
-        let theirs: &Boxed = if std::ptr::eq(self, other) {
-            copy = self.copy_boxed(py)?;
-            &copy
-        } else {
-            guard = other.read();
-            &guard
-        };
+        // A copy of `other`, so that no two filters are ever locked at
+        // once: `a |= b` and `b |= a` in two threads (or `a |= a`) cannot
+        // deadlock.
+        let theirs = other.copy_boxed(py)?;
         let Some(theirs) = theirs.as_approx_set() else {
-            return Err(to_unsupported(
+            return Err(errors::to_py(
                 py,
                 approxset::Error::Unsupported {
                     operation: if union { "union" } else { "intersection" },
@@ -151,11 +146,6 @@ impl Filter {
         result.combine(py, other, union)?;
         Ok(result)
     }
-}
-
-/// The error of an unsupported operation.
-fn to_unsupported(py: Python<'_>, error: approxset::Error) -> PyErr {
-    errors::to_py(py, error)
 }
 
 /// A variant by name (any ASCII case, or an alias such as ``bloom``).

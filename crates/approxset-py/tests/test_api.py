@@ -335,3 +335,21 @@ def test_count_on_others_is_unsupported(variant):
         assert f.add_if_absent("a") is False
         assert f.add_if_absent("b") in (True, False)
         assert "b" in f
+
+
+def test_crossed_unions_in_two_threads_do_not_deadlock():
+    a = approxset.Filter("classic", 1000, seed=1)
+    b = approxset.Filter("classic", 1000, seed=1)
+    a.add("a")
+    b.add("b")
+
+    def merge(x, y):
+        for _ in range(200):
+            x |= y
+
+    threads = [threading.Thread(target=merge, args=pair) for pair in ((a, b), (b, a))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert "a" in b and "b" in a
