@@ -5,10 +5,9 @@
 //! needs only the prelude.
 
 use approxset::{
-    ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
-    Count, CuckooFilter, Deletable, Digest, Error, HashFunction, HashKey, PartitionedBloomFilter,
-    Removal, Result,
-    ScalableBloomFilter, SplitBlockBloomFilter, Value, Variant,
+    ApproxSet, AtomicBloomFilter, BlockedBloomFilter, BloomFilter, Count, CountingBloomFilter,
+    CuckooFilter, Deletable, Digest, Error, HashFunction, HashKey, PartitionedBloomFilter, Removal,
+    Result, ScalableBloomFilter, SplitBlockBloomFilter, Value, Variant,
 };
 
 /// Pins the inherent methods of `$ty` that share a trait method's name to

@@ -94,7 +94,10 @@ fn churn(variant: Variant, capacity: usize, keys: u64, ops: u64, seed: u64) -> T
                 // inserted is the one misuse a counting filter cannot detect).
                 t.removes += 1;
                 if model.get(&k).copied().unwrap_or(0) > 0 {
-                    assert!(f.remove_bytes(&key(k)).is_removed(), "{variant}: remove of a held key");
+                    assert!(
+                        f.remove_bytes(&key(k)).is_removed(),
+                        "{variant}: remove of a held key"
+                    );
                     let c = model.get_mut(&k).unwrap();
                     *c -= 1;
                     held -= 1;

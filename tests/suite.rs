@@ -7,7 +7,7 @@
 
 mod common;
 
-use approxset::{ApproxSet, Deletable, Error, HashFunction, Variant};
+use approxset::{ApproxSet, Count, Deletable, Error, HashFunction, Removal, Variant};
 use common::{Z_ONE_SIDED_1E6, binomial_tolerance, binomial_upper, proptest_config};
 use proptest::prelude::*;
 
@@ -430,6 +430,7 @@ fn deletable() -> impl Iterator<Item = Variant> {
 #[derive(Clone, Debug)]
 enum Op {
     Insert(u8),
+    InsertIfAbsent(u8),
     Remove(u8),
     Contains(u8),
 }
@@ -438,6 +439,7 @@ fn op() -> impl Strategy<Value = Op> {
     // A small key space, so the same keys come back many times.
     prop_oneof![
         3 => (0u8..24).prop_map(Op::Insert),
+        1 => (0u8..24).prop_map(Op::InsertIfAbsent),
         2 => (0u8..24).prop_map(Op::Remove),
         1 => (0u8..24).prop_map(Op::Contains),
     ]
@@ -447,8 +449,12 @@ proptest! {
     #![proptest_config(proptest_config(128))]
 
     /// Model-based: a deletable filter against a multiset. Every key inserted
-    /// more times than removed is always found; a remove of a present key
-    /// succeeds; a remove of a key that tests absent returns false.
+    /// more times than removed is always found and counts at least as often
+    /// as the model holds it; a remove of a present key succeeds, or (a
+    /// counting filter's key whose counters all saturated) reports
+    /// `Saturated` and changes nothing; a remove of a key that tests absent
+    /// reports `Absent`; `insert_if_absent` inserts exactly when the key tests
+    /// absent.
     /// (Removing a never-inserted key that is a false positive corrupts any
     /// counting or cuckoo filter, so the model never does it.)
     #[test]
@@ -468,13 +474,34 @@ proptest! {
                         Err(Error::Full { .. } | Error::TooManyCopies { .. }) => {}
                         Err(e) => panic!("{variant}: {e}"),
                     },
+                    Op::InsertIfAbsent(k) => {
+                        let present = f.contains(&k);
+                        let len = f.len();
+                        match f.insert_if_absent(&k) {
+                            Ok(inserted) => {
+                                prop_assert_eq!(inserted, !present, "{}: {}", variant, k);
+                                *model.entry(k).or_default() += usize::from(inserted);
+                            }
+                            Err(Error::Full { .. }) => prop_assert!(!present),
+                            Err(e) => panic!("{variant}: {e}"),
+                        }
+                        prop_assert!(present || f.len() <= len + 1);
+                    }
                     Op::Remove(k) => {
                         let count = model.get(&k).copied().unwrap_or(0);
                         if count > 0 {
-                            prop_assert!(f.remove(&k).is_removed(), "{variant}: could not remove present {k}");
-                            model.insert(k, count - 1);
+                            match f.remove(&k) {
+                                Removal::Removed => {
+                                    model.insert(k, count - 1);
+                                }
+                                Removal::Saturated => {
+                                    prop_assert_eq!(variant, Variant::Counting);
+                                    prop_assert_eq!(f.count(&k), Count::AtLeast(15));
+                                }
+                                other => prop_assert!(false, "{variant}: present {k}: {other}"),
+                            }
                         } else if !f.contains(&k) {
-                            prop_assert!(!f.remove(&k).is_removed(), "{variant}: removed absent {k}");
+                            prop_assert_eq!(f.remove(&k), Removal::Absent, "{}: {}", variant, k);
                         }
                     }
                     Op::Contains(k) => {
@@ -487,9 +514,43 @@ proptest! {
                     if c > 0 {
                         prop_assert!(f.contains(k), "{variant}: lost {k} after {op:?}");
                     }
+                    prop_assert!(
+                        f.count(k).upper_bound().is_none_or(|b| b as usize >= c),
+                        "{variant}: {k} counted {} below {c}", f.count(k)
+                    );
                 }
                 prop_assert_eq!(f.len(), model.values().sum::<usize>(), "{}", variant);
             }
+        }
+    }
+}
+
+/// `insert_if_absent` on every variant that inserts: it inserts exactly the
+/// keys that test absent, counts each in `len` once, and a second pass over
+/// the same keys changes nothing.
+#[test]
+fn insert_if_absent_inserts_exactly_the_absent_keys() {
+    for &variant in variants() {
+        for items in [1usize, 10, 1_000] {
+            let mut f = build(variant, items, 0.01, 21);
+            let mut inserted = 0;
+            for i in 0..items as u64 {
+                let present = f.contains(&i);
+                let done = f.insert_if_absent(&i).unwrap();
+                assert_eq!(done, !present, "{variant} n={items}: {i}");
+                inserted += usize::from(done);
+                assert!(f.contains(&i), "{variant} n={items}: lost {i}");
+            }
+            assert_eq!(f.len(), inserted, "{variant} n={items}");
+            let before = f.to_bytes().unwrap();
+            for i in 0..items as u64 {
+                assert!(!f.insert_if_absent(&i).unwrap(), "{variant}: {i} again");
+            }
+            assert_eq!(
+                f.to_bytes().unwrap(),
+                before,
+                "{variant}: a repeat changed it"
+            );
         }
     }
 }

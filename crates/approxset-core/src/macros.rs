@@ -55,7 +55,10 @@ macro_rules! key_methods {
         /// As [`insert_digest`](Self::insert_digest); the filter is then
         /// unchanged.
         #[inline]
-        pub fn insert_if_absent<K: $crate::Key + ?Sized>(&mut self, item: &K) -> $crate::Result<bool> {
+        pub fn insert_if_absent<K: $crate::Key + ?Sized>(
+            &mut self,
+            item: &K,
+        ) -> $crate::Result<bool> {
             $crate::ApproxSet::insert_digest_if_absent(self, self.hash_key().digest(item))
         }
     };

@@ -98,7 +98,10 @@ fn removing_the_stashed_item_frees_the_stash() {
         assert!(f.stash_taken());
         // Remove all nine: whichever is stashed, every removal succeeds.
         for i in 0..9 {
-            assert!(f.remove_digest(digest(i)).is_removed(), "{bits} bits: item {i}");
+            assert!(
+                f.remove_digest(digest(i)).is_removed(),
+                "{bits} bits: item {i}"
+            );
             f.check_invariants();
         }
         assert!(f.is_empty() && !f.stash_taken());

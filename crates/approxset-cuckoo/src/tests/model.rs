@@ -145,7 +145,12 @@ fn behaves_like_a_multiset() {
                             prop_assert_eq!(&f, &before);
                         }
                         Err(e) => {
-                            prop_assert_eq!(e, Error::Full { items: before.len() });
+                            prop_assert_eq!(
+                                e,
+                                Error::Full {
+                                    items: before.len()
+                                }
+                            );
                             prop_assert!(held == 0 && before.stash_taken());
                             prop_assert_eq!(&f, &before);
                         }
