@@ -1,22 +1,35 @@
 //! The "one-hit wonder" rule of CDN caches: admit an object to the cache
-//! only on its second request, remembered by a Bloom filter, so objects
-//! requested once never push popular ones out.
+//! only on its second request *within a window* of the last `W` requests,
+//! so objects requested once (or rarely) never push popular ones out.
 //!
 //! A deterministic trace of Zipf-distributed requests, with a share of
 //! objects that are requested once and never again, runs through a bounded
-//! LRU cache three times: admitting every miss, admitting on the second
-//! request as remembered by two rotating Bloom filters (the filter's memory
-//! stays bounded however long the trace), and, for reference, as remembered
-//! by an exact `HashSet`. It prints the request and byte hit ratios and the
-//! bytes written into the cache (the churn a disk cache pays for).
+//! LRU cache once per admission policy:
+//!
+//! - admit every miss (the baseline);
+//! - exact window: a queue of the last `W` requests and a hash map of their
+//!   counts, the answer every filter approximates;
+//! - reset Bloom: one Bloom filter for `W` requests at `p`, cleared every
+//!   `W` requests (the seed article's one-hit-wonder filter), whose memory
+//!   of the past drops to nothing at each reset;
+//! - sliding: a [`SlidingBloomFilter`] with a window of `W` requests at
+//!   the same `p`, which always remembers the last `W`.
+//!
+//! Every request is recorded by the policy (hits too), and the question on
+//! a miss is "was this object requested among the last `W` requests?". It
+//! prints for each: the request and byte hit ratios, the bytes written into
+//! the cache (the churn a disk cache pays for), the admission structure's
+//! memory, and how often its answer differs from the exact window's over
+//! every request (yes where the window says no: false admissions; no where
+//! it says yes: second requests missed).
 //!
 //! `cargo run --release --example cdn_admission`
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
-use approxset::BloomFilter;
 use approxset::hash::splitmix64;
+use approxset::{BloomFilter, SlidingBloomFilter};
 
 const CATALOG: usize = 2_000_000;
 const ZIPF_S: f64 = 0.9;
@@ -24,9 +37,9 @@ const REQUESTS: usize = 5_000_000;
 /// The share of requests for an object never requested before or after.
 const ONE_TIME_SHARE: f64 = 0.3;
 const CACHE_OBJECTS: usize = 50_000;
-/// Each filter generation remembers this many objects before the older one
-/// is dropped.
-const GENERATION: usize = 1_000_000;
+/// The window `W`: a second request counts when the first is among the
+/// last `W` requests.
+const WINDOW: usize = 500_000;
 const FP_RATE: f64 = 0.01;
 
 /// A least-recently-used cache of object ids: a hash map into a doubly
@@ -117,57 +130,86 @@ impl Lru {
     }
 }
 
-/// How a miss decides whether to cache the object.
+/// How a miss decides whether to cache the object: was it requested
+/// within the window? Every request is recorded.
 enum Admission {
     Always,
-    /// Two generations of Bloom filters: an object seen in either was
-    /// requested before; the current one is replaced when full.
-    SecondRequest {
-        current: BloomFilter,
-        previous: BloomFilter,
+    /// The last `W` requests in order, and how often each object occurs
+    /// among them.
+    Exact {
+        window: usize,
+        queue: VecDeque<u64>,
+        counts: HashMap<u64, u32>,
     },
-    SecondRequestExact(HashSet<u64>),
+    /// One Bloom filter, cleared every `W` requests.
+    Reset {
+        filter: BloomFilter,
+        recorded: usize,
+    },
+    /// A sliding filter of the last `W` requests.
+    Sliding(SlidingBloomFilter),
 }
 
 impl Admission {
-    fn admit(&mut self, key: u64) -> bool {
+    /// Whether `key` was requested before (within the window, as the
+    /// policy remembers it); records this request.
+    fn seen_then_record(&mut self, key: u64) -> bool {
         match self {
             Admission::Always => true,
-            Admission::SecondRequest { current, previous } => {
-                // Both generations share one seed, so one digest serves both.
-                let digest = current.hash_key().digest(&key);
-                if current.contains_digest(digest) || previous.contains_digest(digest) {
-                    true
-                } else {
-                    if current.len() >= GENERATION {
-                        // Rotate: the older generation is forgotten.
-                        std::mem::swap(current, previous);
-                        current.clear();
+            Admission::Exact {
+                window,
+                queue,
+                counts,
+            } => {
+                let seen = counts.contains_key(&key);
+                if queue.len() == *window {
+                    let old = queue.pop_front().expect("the window is full");
+                    if let Some(c) = counts.get_mut(&old) {
+                        *c -= 1;
+                        if *c == 0 {
+                            counts.remove(&old);
+                        }
                     }
-                    current
-                        .insert_digest(digest)
-                        .expect("a Bloom filter always has room");
-                    false
                 }
+                queue.push_back(key);
+                *counts.entry(key).or_default() += 1;
+                seen
             }
-            Admission::SecondRequestExact(seen) => !seen.insert(key),
+            Admission::Reset { filter, recorded } => {
+                if *recorded == WINDOW {
+                    filter.clear();
+                    *recorded = 0;
+                }
+                let digest = filter.hash_key().digest(&key);
+                let seen = filter.contains_digest(digest);
+                filter
+                    .insert_digest(digest)
+                    .expect("a Bloom filter always has room");
+                *recorded += 1;
+                seen
+            }
+            Admission::Sliding(filter) => {
+                let digest = filter.hash_key().digest(&key);
+                let seen = filter.contains_digest(digest);
+                filter
+                    .insert_digest(digest)
+                    .expect("a sliding filter always has room");
+                seen
+            }
         }
     }
 
-    fn memory(&self) -> String {
+    /// Bytes of the admission structure.
+    fn memory(&self) -> usize {
         match self {
-            Admission::Always => "-".into(),
-            Admission::SecondRequest { current, previous } => {
-                format!(
-                    "{:.1} MB",
-                    (current.memory_bytes() + previous.memory_bytes()) as f64 / 1e6
-                )
+            Admission::Always => 0,
+            // The queue's buffer, and the map's buckets (7/8 full at most)
+            // of a 16-byte (key, count) pair and a control byte.
+            Admission::Exact { queue, counts, .. } => {
+                queue.capacity() * 8 + (counts.capacity() * 8).div_ceil(7).next_power_of_two() * 17
             }
-            // Buckets (7/8 full at most) of an 8-byte key and a control byte.
-            Admission::SecondRequestExact(seen) => format!(
-                "{:.1} MB",
-                ((seen.capacity() * 8).div_ceil(7).next_power_of_two() * 9) as f64 / 1e6
-            ),
+            Admission::Reset { filter, .. } => filter.memory_bytes(),
+            Admission::Sliding(filter) => filter.memory_bytes(),
         }
     }
 }
@@ -212,25 +254,46 @@ struct Outcome {
     bytes: u64,
     admitted: u64,
     admitted_bytes: u64,
-    evictions: u64,
+    /// Requests the policy called seen that the exact window did not.
+    false_yes: u64,
+    /// Requests the exact window called seen that the policy did not.
+    false_no: u64,
+    memory: usize,
 }
 
-fn simulate(trace: &[u64], mut admission: Admission) -> (Outcome, String) {
+/// Runs the trace through an LRU cache admitting by `admission`; `exact`
+/// is the exact window's answer to each request (`None` for the exact
+/// window itself).
+fn simulate(
+    trace: &[u64],
+    mut admission: Admission,
+    exact: Option<&[bool]>,
+) -> (Outcome, Vec<bool>) {
     let mut cache = Lru::new(CACHE_OBJECTS);
     let mut out = Outcome::default();
-    for &id in trace {
+    let mut answers = Vec::with_capacity(if exact.is_none() { trace.len() } else { 0 });
+    for (i, &id) in trace.iter().enumerate() {
         let size = size_of_object(id);
         out.bytes += size;
+        let seen = admission.seen_then_record(id);
+        match exact {
+            Some(exact) => {
+                out.false_yes += u64::from(seen && !exact[i]);
+                out.false_no += u64::from(!seen && exact[i]);
+            }
+            None => answers.push(seen),
+        }
         if cache.hit(id) {
             out.hits += 1;
             out.hit_bytes += size;
-        } else if admission.admit(id) {
+        } else if seen {
             out.admitted += 1;
             out.admitted_bytes += size;
-            out.evictions += u64::from(cache.admit(id));
+            cache.admit(id);
         }
     }
-    (out, admission.memory())
+    out.memory = admission.memory();
+    (out, answers)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -261,61 +324,99 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         start.elapsed().as_secs_f64()
     );
     println!(
-        "{} distinct objects, {once} of them ({:.1} %) requested exactly once; \
-         LRU cache of {CACHE_OBJECTS} objects; sizes 1 KiB to 1 MiB\n",
+        "{} distinct objects, {once} of them ({:.1} %) requested exactly once; LRU cache of \
+         {CACHE_OBJECTS} objects; sizes 1 KiB to 1 MiB; admission on a request seen among the \
+         last W = {WINDOW} requests, filters at p = {FP_RATE}\n",
         counts.len(),
         100.0 * once as f64 / counts.len() as f64
     );
     drop(counts);
 
-    let filter = || {
-        BloomFilter::with_fp_rate(FP_RATE)
-            .seed(3)
-            .expected_items(GENERATION)
+    let start = Instant::now();
+    let exact = |window: usize| Admission::Exact {
+        window,
+        queue: VecDeque::with_capacity(window),
+        counts: HashMap::new(),
     };
-    let policies = [
-        ("admit every miss", Admission::Always),
-        (
-            "2nd request (Bloom)",
-            Admission::SecondRequest {
-                current: filter()?,
-                previous: filter()?,
-            },
-        ),
-        (
-            "2nd request (exact)",
-            Admission::SecondRequestExact(HashSet::new()),
-        ),
-    ];
+    let (exact_out, exact_answers) = simulate(&trace, exact(WINDOW), None);
+    let said_yes = exact_answers.iter().filter(|&&y| y).count() as f64;
+    let said_no = REQUESTS as f64 - said_yes;
+    let exact_time = start.elapsed().as_secs_f64();
+    let reset = Admission::Reset {
+        filter: BloomFilter::with_fp_rate(FP_RATE)
+            .seed(3)
+            .expected_items(WINDOW)?,
+        recorded: 0,
+    };
+    let sliding = Admission::Sliding(
+        SlidingBloomFilter::with_fp_rate(FP_RATE)
+            .seed(3)
+            .window(WINDOW)?,
+    );
+    let params = match &sliding {
+        Admission::Sliding(f) => f.params(),
+        _ => unreachable!("built above"),
+    };
+
     println!(
-        "{:<20} {:>10} {:>10} {:>12} {:>14} {:>11} {:>11} {:>8}",
+        "{:<24} {:>9} {:>9} {:>11} {:>10} {:>10} {:>10} {:>10} {:>7}",
         "policy",
         "hit ratio",
         "byte hits",
         "admissions",
         "GB written",
-        "evictions",
         "memory",
+        "false yes",
+        "false no",
         "time s"
     );
-    for (name, admission) in policies {
-        let start = Instant::now();
-        let (out, memory) = simulate(&trace, admission);
+    let row = |name: &str, out: &Outcome, time: f64| {
         println!(
-            "{:<20} {:>9.2}% {:>9.2}% {:>12} {:>14.1} {:>11} {:>11} {:>8.2}",
+            "{:<24} {:>8.2}% {:>8.2}% {:>11} {:>10.1} {:>10} {:>10} {:>10} {:>7.2}",
             name,
             100.0 * out.hits as f64 / REQUESTS as f64,
             100.0 * out.hit_bytes as f64 / out.bytes as f64,
             out.admitted,
             out.admitted_bytes as f64 / 1e9,
-            out.evictions,
-            memory,
-            start.elapsed().as_secs_f64()
+            if out.memory == 0 {
+                "-".to_owned()
+            } else {
+                format!("{:.2} MB", out.memory as f64 / 1e6)
+            },
+            format!("{:.3}%", 100.0 * out.false_yes as f64 / said_no),
+            format!("{:.3}%", 100.0 * out.false_no as f64 / said_yes),
+            time
         );
+    };
+    let start = Instant::now();
+    let (always, _) = simulate(&trace, Admission::Always, Some(&exact_answers));
+    row("admit every miss", &always, start.elapsed().as_secs_f64());
+    row("2nd request, exact", &exact_out, exact_time);
+    for (name, admission) in [
+        ("2nd request, exact W/2", exact(WINDOW / 2)),
+        ("2nd request, reset Bloom", reset),
+        ("2nd request, sliding", sliding),
+    ] {
+        let start = Instant::now();
+        let (out, _) = simulate(&trace, admission, Some(&exact_answers));
+        row(name, &out, start.elapsed().as_secs_f64());
     }
     println!(
-        "\nmemory: the admission filter's bits (two generations of {GENERATION} objects at \
-         {FP_RATE} fp), or the exact set's table estimated as buckets × (8 B key + 1 control byte)"
+        "\nfalse yes: of the requests the exact window of W says no to (not requested in the \
+         last W), the share the policy said yes to; false no: of those it says yes to, the share \
+         the policy said no to. The reset Bloom filter forgets the whole window at each reset \
+         (every {WINDOW} requests); the sliding filter (k = {}, l = {}, g = {}) remembers at \
+         least the last l·g = {} requests and at most (l + 1)·g = {}, so it never says no where \
+         the exact window says yes; its extra yeses are false positives (at most p) and objects \
+         last requested just before the window (up to (l + k)·g = {} requests back some of \
+         their bits remain). memory: the filters' bits; the exact window's queue of \
+         8-byte ids and its map's buckets (7/8 full at most) of 17 bytes.",
+        params.hashes(),
+        params.generations(),
+        params.generation_size(),
+        params.window(),
+        params.window() + params.generation_size(),
+        u64::from(params.generations() + params.hashes()) * params.generation_size(),
     );
     Ok(())
 }

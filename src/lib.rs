@@ -11,8 +11,9 @@
 //! - The filters: [`BloomFilter`] (classic), [`PartitionedBloomFilter`],
 //!   [`BlockedBloomFilter`] (one cache line per key),
 //!   [`CountingBloomFilter`] and [`CuckooFilter`] (both delete),
-//!   [`ScalableBloomFilter`] (grows) and [`AtomicBloomFilter`] (shared by
-//!   threads without a lock).
+//!   [`ScalableBloomFilter`] (grows), [`SlidingBloomFilter`] (remembers a
+//!   sliding window of the last inserts) and [`AtomicBloomFilter`] (shared
+//!   by threads without a lock).
 //! - The traits, all object safe: [`Membership`], the lookups every filter
 //!   answers, with its generic methods in [`MembershipExt`]; [`ApproxSet`]
 //!   for the filters that take inserts, with [`ApproxSetExt`];
@@ -76,7 +77,7 @@ pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
 
 pub use approxset_bloom::{
     AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,
-    PartitionedBloomFilter, ScalableBloomFilter, SplitBlockBloomFilter,
+    PartitionedBloomFilter, ScalableBloomFilter, SlidingBloomFilter, SplitBlockBloomFilter,
 };
 pub use approxset_cuckoo::CuckooFilter;
 pub use approxset_fuse::{BinaryFuseFilter, BinaryFuseFilterView};
@@ -116,13 +117,14 @@ pub mod bloom {
     //! such as [`BloomFilterView`](crate::BloomFilterView), the bytes of a
     //! saved filter, read in place), built by the
     //! [`builder`]s; [`ScalableBuilder`] builds the
-    //! [`ScalableBloomFilter`](crate::ScalableBloomFilter).
+    //! [`ScalableBloomFilter`](crate::ScalableBloomFilter) and
+    //! [`SlidingBuilder`] the [`SlidingBloomFilter`](crate::SlidingBloomFilter).
     //!
     //! Most programs use the filter types and never name these.
 
     pub use approxset_bloom::{
         Blocked, Bloom, Classic, DEFAULT_GROWTH, DEFAULT_TIGHTENING, Layout, Partitioned,
-        ScalableBuilder, SplitBlock, builder, cells,
+        ScalableBuilder, SlidingBuilder, SplitBlock, builder, cells,
     };
 }
 

@@ -4,7 +4,7 @@ use std::io::Read;
 
 use approxset_bloom::{
     BlockedBloomFilter, BloomFilter, CountingBloomFilter, PartitionedBloomFilter,
-    ScalableBloomFilter, SplitBlockBloomFilter,
+    ScalableBloomFilter, SlidingBloomFilter, SplitBlockBloomFilter,
 };
 use approxset_core::format::{Header, Reader, read_all, read_all_limited, tag};
 use approxset_core::{ApproxSet, Deletable, Error, Membership, Result};
@@ -104,6 +104,7 @@ fn open<B: Opened>(bytes: &[u8]) -> Result<B> {
         tag::BLOCKED => B::insertable(BlockedBloomFilter::from_bytes(bytes)?),
         tag::SPLIT_BLOCK => B::insertable(SplitBlockBloomFilter::from_bytes(bytes)?),
         tag::FUSE => B::read_only(BinaryFuseFilter::from_bytes(bytes)?)?,
+        tag::SLIDING => B::insertable(SlidingBloomFilter::from_bytes(bytes)?),
         // Let the envelope check say what is wrong (damage or unknown tag).
         _ => {
             Reader::open(bytes)?;
@@ -142,7 +143,8 @@ fn open<B: Opened>(bytes: &[u8]) -> Result<B> {
 /// # Errors
 /// As [`load`], except [`Error::ChecksumMismatch`];
 /// [`Error::Unsupported`] for a scalable filter, whose payload is a chain
-/// of stages rather than one flat array: load it instead
+/// of stages rather than one flat array, and a sliding filter, whose
+/// slices are read in an order its header gives: load them instead
 /// ([`load_membership`]).
 pub fn view(bytes: &[u8]) -> Result<Box<dyn Membership + Send + Sync + '_>> {
     open_view(bytes, false)
@@ -177,12 +179,12 @@ fn open_view(bytes: &[u8], verified: bool) -> Result<Box<dyn Membership + Send +
         tag::CUCKOO => view_of!(CuckooFilter),
         tag::BLOCKED => view_of!(BlockedBloomFilter),
         tag::SPLIT_BLOCK => view_of!(SplitBlockBloomFilter),
-        tag::SCALABLE => {
+        tag::SCALABLE | tag::SLIDING => {
             // Damage first, as for every other variant.
             open_envelope(bytes, verified)?;
             return Err(Error::Unsupported {
                 operation: "view",
-                variant: "scalable",
+                variant: tag::name(bytes[6]).unwrap_or("unknown"),
             });
         }
         tag::FUSE => view_of!(BinaryFuseFilter),

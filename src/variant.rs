@@ -6,7 +6,8 @@ use std::str::FromStr;
 use approxset_bloom::cells::{BitVec, Cells};
 use approxset_bloom::{
     Blocked, BlockedBloomFilter, Bloom, BloomFilter, Classic, CountingBloomFilter, Layout,
-    Partitioned, PartitionedBloomFilter, ScalableBloomFilter, SplitBlock, SplitBlockBloomFilter,
+    Partitioned, PartitionedBloomFilter, ScalableBloomFilter, SlidingBloomFilter, SplitBlock,
+    SplitBlockBloomFilter,
 };
 use approxset_core::format::tag;
 use approxset_core::{
@@ -84,6 +85,12 @@ pub enum Variant {
     /// `Box<dyn Membership>`), at about `1.125·f` bits per key for 8, 16 or
     /// 32-bit fingerprints (9.0 at 0.39 %), the least of the family.
     Fuse,
+    /// The sliding-window Bloom filter, [`SlidingBloomFilter`](crate::SlidingBloomFilter):
+    /// `expected_items` is its window `W`, and it remembers the keys of
+    /// its last `W` inserts (at least; up to about `W·(l + 1)/l`) and
+    /// forgets older ones, at most `fp_rate` at every moment. A key inserted
+    /// earlier than its window is **not** guaranteed to be found.
+    Sliding,
 }
 
 impl Variant {
@@ -97,10 +104,13 @@ impl Variant {
         Variant::Blocked,
         Variant::SplitBlock,
         Variant::Fuse,
+        Variant::Sliding,
     ];
 
     /// The variants that [`build`](Self::build) empty and take inserts:
-    /// every one but the static [`Fuse`](Self::Fuse).
+    /// every one but the static [`Fuse`](Self::Fuse). All but
+    /// [`Sliding`](Self::Sliding) keep every key inserted; the sliding
+    /// filter keeps its window's.
     pub const INSERTABLE: &'static [Variant] = &[
         Variant::Classic,
         Variant::Partitioned,
@@ -109,6 +119,7 @@ impl Variant {
         Variant::Scalable,
         Variant::Blocked,
         Variant::SplitBlock,
+        Variant::Sliding,
     ];
 
     /// The lowercase name, as [`Display`](fmt::Display) prints it and
@@ -123,7 +134,16 @@ impl Variant {
             Variant::Blocked => "blocked",
             Variant::SplitBlock => "split-block",
             Variant::Fuse => "fuse",
+            Variant::Sliding => "sliding",
         }
+    }
+
+    /// Whether the variant forgets keys by itself: the
+    /// [`Sliding`](Self::Sliding) filter remembers only its window (the
+    /// last `expected_items` inserts), every other variant every key
+    /// inserted (until `clear`, or a remove).
+    pub const fn is_windowed(self) -> bool {
+        matches!(self, Variant::Sliding)
     }
 
     /// Whether the variant is static: built once from every key
@@ -144,7 +164,8 @@ impl Variant {
             | Variant::Scalable
             | Variant::Blocked
             | Variant::SplitBlock
-            | Variant::Fuse => false,
+            | Variant::Fuse
+            | Variant::Sliding => false,
         }
     }
 
@@ -176,6 +197,7 @@ impl Variant {
             Variant::Blocked => tag::BLOCKED,
             Variant::SplitBlock => tag::SPLIT_BLOCK,
             Variant::Fuse => tag::FUSE,
+            Variant::Sliding => tag::SLIDING,
         }
     }
 
@@ -263,6 +285,7 @@ impl Variant {
             Variant::Blocked => BlockedBloomFilter::plan(expected_items, fp_rate)?,
             Variant::SplitBlock => SplitBlockBloomFilter::plan(expected_items, fp_rate)?,
             Variant::Fuse => approxset_fuse::plan(expected_items, fp_rate)?,
+            Variant::Sliding => SlidingBloomFilter::plan(expected_items, fp_rate)?,
         };
         // A size beyond the address space (or bits beyond a u64, which a
         // counting filter of more than 2⁶¹ bytes has) is `TooLarge`, never
@@ -445,6 +468,12 @@ impl VariantBuilder {
             .initial_capacity(expected_items)
     }
 
+    fn sliding(&self, window: usize, fp_rate: f64) -> Result<SlidingBloomFilter> {
+        SlidingBloomFilter::with_fp_rate(fp_rate)
+            .options(self.options)
+            .window(window)
+    }
+
     fn counting(&self, expected_items: usize, fp_rate: f64) -> Result<CountingBloomFilter> {
         self.bloom(expected_items, fp_rate)
     }
@@ -507,6 +536,7 @@ impl VariantBuilder {
             Variant::Scalable => filled(self.scalable(n, p)?, fill),
             Variant::Blocked => filled(self.bloom::<Blocked, BitVec>(n, p)?, fill),
             Variant::SplitBlock => filled(self.bloom::<SplitBlock, BitVec>(n, p)?, fill),
+            Variant::Sliding => filled(self.sliding(n, p)?, fill),
             Variant::Fuse => Err(Error::StaticFilter {
                 variant: self.variant.name(),
             }),
@@ -530,7 +560,8 @@ impl VariantBuilder {
             | Variant::Scalable
             | Variant::Blocked
             | Variant::SplitBlock
-            | Variant::Fuse => Err(Error::DeleteUnsupported {
+            | Variant::Fuse
+            | Variant::Sliding => Err(Error::DeleteUnsupported {
                 variant: self.variant.name(),
             }),
         }

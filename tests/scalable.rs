@@ -178,6 +178,7 @@ fn rates_below_what_a_variant_reaches_are_invalid_fp_rate_quoting_the_value() {
         (Variant::Blocked, sizing::MIN_FP_RATE),
         (Variant::SplitBlock, sizing::MIN_SPLIT_BLOCK_FP_RATE),
         (Variant::Scalable, scalable),
+        (Variant::Sliding, sizing::MIN_FP_RATE),
     ] {
         assert!(
             variant.builder().seed(1).build(100, least).is_ok(),

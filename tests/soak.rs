@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use approxset::{Deletable, Error, Variant};
+use approxset::{Count, Deletable, Error, Removal, Variant};
 
 use approxset::hash::splitmix64 as next;
 
@@ -30,6 +30,8 @@ struct Tally {
     reloads: u64,
     false_negatives: u64,
     max_copies: u32,
+    /// Removes a counting filter answered `Saturated` (the key kept).
+    saturated_removes: u64,
 }
 
 fn key(i: u64) -> [u8; 8] {
@@ -94,16 +96,25 @@ fn churn(variant: Variant, capacity: usize, keys: u64, ops: u64, seed: u64) -> T
                 // inserted is the one misuse a counting filter cannot detect).
                 t.removes += 1;
                 if model.get(&k).copied().unwrap_or(0) > 0 {
-                    assert!(
-                        f.remove_bytes(&key(k)).is_removed(),
-                        "{variant}: remove of a held key"
-                    );
-                    let c = model.get_mut(&k).unwrap();
-                    *c -= 1;
-                    held -= 1;
+                    match f.remove_bytes(&key(k)) {
+                        Removal::Removed => {
+                            let c = model.get_mut(&k).unwrap();
+                            *c -= 1;
+                            held -= 1;
+                        }
+                        // A counting filter's key inserted 15 times or more
+                        // (every counter at 15): kept, nothing changed.
+                        Removal::Saturated => {
+                            assert_eq!(variant, Variant::Counting);
+                            let digest = f.hash_key().digest_bytes(&key(k));
+                            assert_eq!(f.count_digest(digest), Count::AtLeast(15));
+                            t.saturated_removes += 1;
+                        }
+                        other => panic!("{variant}: remove of a held key: {other}"),
+                    }
                 } else if !f.contains_bytes(&key(k)) {
                     // Certainly absent: must change nothing.
-                    assert!(!f.remove_bytes(&key(k)).is_removed());
+                    assert_eq!(f.remove_bytes(&key(k)), Removal::Absent);
                 }
             }
             _ => {
@@ -144,6 +155,7 @@ fn soak_counting() {
     println!("counting: {t:?}");
     assert_eq!(t.false_negatives, 0);
     assert!(t.max_copies > 15, "saturation was not reached: {t:?}");
+    assert!(t.saturated_removes > 0, "no saturated remove: {t:?}");
 }
 
 #[test]

@@ -74,7 +74,8 @@ fn key() -> impl Strategy<Value = Key> {
 proptest! {
     #![proptest_config(proptest_config(96))]
 
-    /// No false negatives, for any keys, sized right or overfilled ten times.
+    /// No false negatives, for any keys, sized right or overfilled ten times
+    /// (the sliding filter: none among the keys of its window).
     /// A variant with bounded room may refuse an insert (`Err`); every item
     /// it accepted must still be found. Within capacity the only refusal
     /// allowed is the cuckoo filter's limit of 2b = 8 copies of one
@@ -111,6 +112,21 @@ proptest! {
                     }
                     Err(e) => panic!("{variant}: {e}"),
                 }
+            }
+            if variant.is_windowed() {
+                // A sliding filter keeps (at least) its last `capacity`
+                // inserts; `len` counts the inserts it remembers, all of
+                // them within its window.
+                let window = f.capacity();
+                let kept = &accepted[accepted.len().saturating_sub(window)..];
+                for k in kept {
+                    prop_assert!(k.contains(&*f), "{variant}: lost {k:?} of its window");
+                }
+                prop_assert!(f.len() >= kept.len() && f.len() <= accepted.len(), "{}", variant);
+                if !overfill {
+                    prop_assert_eq!(f.len(), accepted.len(), "{}", variant);
+                }
+                continue;
             }
             for k in &accepted {
                 prop_assert!(k.contains(&*f), "{variant}: lost {k:?}");
@@ -626,6 +642,20 @@ fn every_variant_reports_its_parameters() {
                 "hashes",
             ],
         ),
+        (
+            Variant::Sliding,
+            &[
+                "hashes",
+                "generations",
+                "generation_size",
+                "slice_bits",
+                "bits",
+                "window",
+                "generation",
+                "generation_len",
+                "ones",
+            ],
+        ),
     ];
     for &(variant, names) in expected {
         let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
@@ -643,7 +673,8 @@ fn every_variant_reports_its_parameters() {
             | Variant::Partitioned
             | Variant::Scalable
             | Variant::Blocked
-            | Variant::SplitBlock => {
+            | Variant::SplitBlock
+            | Variant::Sliding => {
                 assert_eq!(get("bits"), Some(Value::Count(design.bits())));
                 assert_eq!(get("hashes"), Some(Value::Count(design.hashes().into())));
             }

@@ -13,13 +13,14 @@ use approxset::{
     HashFunction, PartitionedBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
-/// The variants whose payload is flat, which `approxset::view` opens:
-/// all but the scalable filter.
+/// The variants `approxset::view` opens: all but the scalable filter
+/// (a chain of stages) and the sliding filter (no view yet; see
+/// `docs/format.md`, "Views").
 fn flat() -> impl Iterator<Item = Variant> {
     Variant::ALL
         .iter()
         .copied()
-        .filter(|&v| v != Variant::Scalable)
+        .filter(|&v| v != Variant::Scalable && v != Variant::Sliding)
 }
 
 /// A filter of `variant` built from 1,500 keys at 5 %, and the keys.
@@ -212,8 +213,9 @@ fn views_of_the_golden_files_answer_as_the_loaded_filters() {
         let bytes = std::fs::read(&path).unwrap();
         let loaded = approxset::load_membership(&bytes).unwrap();
         let what = path.display().to_string();
-        // The scalable filter has no flat payload.
-        if loaded.variant() == "scalable" {
+        // The scalable filter has no flat payload; the sliding filter no
+        // view yet.
+        if loaded.variant() == "scalable" || loaded.variant() == "sliding" {
             let err = approxset::view(&bytes).unwrap_err();
             assert!(
                 matches!(

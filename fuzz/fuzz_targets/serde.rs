@@ -4,6 +4,7 @@
 
 use approxset::{
     BloomFilter, CountingBloomFilter, CuckooFilter, PartitionedBloomFilter, ScalableBloomFilter,
+    SlidingBloomFilter,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -21,4 +22,5 @@ fuzz_target!(|data: &[u8]| {
     check::<CountingBloomFilter>(data);
     check::<CuckooFilter>(data);
     check::<ScalableBloomFilter>(data);
+    check::<SlidingBloomFilter>(data);
 });

@@ -203,6 +203,23 @@ impl BitVec {
         self.ones = OnceLock::from(0);
     }
 
+    /// Clears the bits `start..end` (`end ≤ len`), keeping the count.
+    pub(crate) fn clear_range(&mut self, start: u64, end: u64) {
+        debug_assert!(start <= end && end <= self.len);
+        if let Some(ones) = self.ones.get_mut() {
+            *ones -= count_ones_range(&self.buf[self.offset..], start, end);
+        }
+        for_range(start, end, |word, mask| {
+            self.buf[self.offset + word] &= !mask;
+        });
+    }
+
+    /// The bits set in `start..end` (`end ≤ len`).
+    pub(crate) fn count_ones_range(&self, start: u64, end: u64) -> u64 {
+        debug_assert!(start <= end && end <= self.len);
+        count_ones_range(self.words(), start, end)
+    }
+
     /// `self |= other`; both have the same length.
     pub(crate) fn union_with(&mut self, other: &BitVec) {
         debug_assert_eq!(self.len, other.len);
@@ -227,6 +244,29 @@ impl BitVec {
 #[inline(always)]
 pub(crate) fn bit<W: Words + ?Sized>(words: &W, index: u64) -> bool {
     words.bit(index)
+}
+
+/// Calls `each(word, mask)` for every word holding bits of `start..end`,
+/// `mask` selecting those bits.
+fn for_range(start: u64, end: u64, mut each: impl FnMut(usize, u64)) {
+    let mut pos = start;
+    while pos < end {
+        let word = pos >> 6;
+        let lo = pos & 63;
+        let hi = (end - (word << 6)).min(64);
+        let mask = (u64::MAX >> (64 - (hi - lo))) << lo;
+        each(word as usize, mask);
+        pos = (word + 1) << 6;
+    }
+}
+
+/// The bits set in `start..end` of `words`.
+fn count_ones_range(words: &[u64], start: u64, end: u64) -> u64 {
+    let mut ones = 0;
+    for_range(start, end, |word, mask| {
+        ones += u64::from((words[word] & mask).count_ones());
+    });
+    ones
 }
 
 /// The bits set in `words`.
@@ -293,6 +333,34 @@ mod tests {
         b.clear();
         assert_eq!(b.count_ones(), 0);
         assert!(!b.get(129));
+    }
+
+    #[test]
+    fn ranges_clear_and_count_exactly() {
+        for (start, end) in [
+            (0, 0),
+            (0, 1),
+            (3, 64),
+            (0, 64),
+            (63, 65),
+            (10, 200),
+            (64, 128),
+            (130, 300),
+        ] {
+            let mut b = BitVec::zeros(300, None).unwrap();
+            for i in (0..300).step_by(3) {
+                b.set(i);
+            }
+            let before = b.count_ones();
+            let inside = (start..end).filter(|&i| b.get(i)).count() as u64;
+            assert_eq!(b.count_ones_range(start, end), inside, "{start}..{end}");
+            b.clear_range(start, end);
+            assert_eq!(b.count_ones(), before - inside);
+            assert_eq!(count_ones(b.words()), before - inside);
+            for i in 0..300 {
+                assert_eq!(b.get(i), i % 3 == 0 && !(start..end).contains(&i), "{i}");
+            }
+        }
     }
 
     #[test]

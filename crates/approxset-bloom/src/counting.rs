@@ -15,8 +15,7 @@ use crate::layout::Classic;
 ///
 /// ```
 /// # extern crate approxset_bloom as approxset;
-/// use approxset::CountingBloomFilter;
-/// use approxset_core::{Count, Removal};
+/// use approxset::{Count, CountingBloomFilter, Removal};
 ///
 /// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(3).expected_items(1000)?;
 /// f.insert("alice")?;
@@ -50,8 +49,7 @@ use crate::layout::Classic;
 ///
 /// ```
 /// # extern crate approxset_bloom as approxset;
-/// # use approxset::CountingBloomFilter;
-/// # use approxset_core::{Count, Removal};
+/// # use approxset::{Count, CountingBloomFilter, Removal};
 /// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(3).expected_items(1000)?;
 /// for _ in 0..15 {
 ///     f.insert("hot")?;

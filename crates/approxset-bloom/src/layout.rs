@@ -208,6 +208,21 @@ impl Layout for Partitioned {
     }
 }
 
+impl Partitioned {
+    /// The position of `digest` in slice `slice` of slices of `slice_bits`
+    /// bits: the `slice`-th item of [`positions`](Layout::positions),
+    /// computed alone (the sliding filter reads its slices in age order).
+    #[inline]
+    pub(crate) fn slice_position(
+        slice_bits: u64,
+        slice: u32,
+        scheme: ProbeScheme,
+        digest: Digest,
+    ) -> u64 {
+        u64::from(slice) * slice_bits + reduce(scheme.finish(digest.probe(slice)), slice_bits)
+    }
+}
+
 /// The cache-blocked layout (Putze, Sanders and Singler 2007): each key
 /// picks one 512-bit block (a 64-byte cache line) from `h1` and sets its `k`
 /// positions inside it, derived from `h2` with one multiply each, so a
@@ -433,6 +448,21 @@ mod tests {
             assert_eq!(pos.len(), 7);
             for (i, p) in pos.iter().enumerate() {
                 assert_eq!(p / 1000, i as u64, "position {p} outside slice {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_slice_position_is_the_sequence_item() {
+        let (slice, k) = (977, 23);
+        for seed in 0..500u64 {
+            let d = Digest::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), seed << 3);
+            for scheme in [ProbeScheme::Mixed, ProbeScheme::DoubleHashing] {
+                let all: Vec<u64> =
+                    Partitioned::positions(slice * k, k as u32, scheme, d).collect();
+                for (i, &p) in all.iter().enumerate() {
+                    assert_eq!(Partitioned::slice_position(slice, i as u32, scheme, d), p);
+                }
             }
         }
     }

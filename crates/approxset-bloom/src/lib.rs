@@ -2,8 +2,10 @@
 //! [`PartitionedBloomFilter`], the cache-[`BlockedBloomFilter`], Parquet's
 //! [`SplitBlockBloomFilter`], the
 //! [`CountingBloomFilter`] (4-bit counters, with deletion), the
-//! [`ScalableBloomFilter`] (grows without passing its target rate) and the
-//! lock-free [`AtomicBloomFilter`] (the blocked layout over atomic words).
+//! [`ScalableBloomFilter`] (grows without passing its target rate), the
+//! [`SlidingBloomFilter`] (remembers a sliding window of its last inserts)
+//! and the lock-free [`AtomicBloomFilter`] (the blocked layout over atomic
+//! words).
 //!
 //! ```
 //! use approxset_bloom::{AtomicBloomFilter, BloomFilter, CountingBloomFilter};
@@ -59,10 +61,11 @@ mod persist;
 mod scalable;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod sliding;
 mod split_block;
 mod view;
 
-pub use approxset_core::{Error, Result};
+pub use approxset_core::{Count, Error, Removal, Result};
 pub use atomic::AtomicBloomFilter;
 pub use blocked::BlockedBloomFilter;
 pub use bloom::Bloom;
@@ -74,6 +77,7 @@ pub use scalable::{
     DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_GROWTH, MIN_STAGES, MIN_TIGHTENING,
     ScalableBloomFilter, ScalableBuilder,
 };
+pub use sliding::{SlidingBloomFilter, SlidingBuilder};
 pub use split_block::SplitBlockBloomFilter;
 pub use view::{
     BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,

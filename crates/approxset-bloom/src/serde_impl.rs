@@ -2,7 +2,8 @@
 //! its binary format and deserializes through its validating `from_bytes`.
 
 use crate::cells::Cells;
-use crate::{Bloom, Layout, ScalableBloomFilter};
+use crate::{Bloom, Layout, ScalableBloomFilter, SlidingBloomFilter};
 
 approxset_core::serde_as_binary_format!([L: Layout, C: Cells<L>] Bloom<L, C>);
 approxset_core::serde_as_binary_format!([] ScalableBloomFilter);
+approxset_core::serde_as_binary_format!([] SlidingBloomFilter);

@@ -10,7 +10,9 @@
 //! inserted and the file rewritten whole (`rewrite::update`, as `remove`
 //! does). A key the filter refuses (a full cuckoo table, a ninth copy of one
 //! key, a scalable filter that cannot grow) fails the run and nothing is
-//! written: all the keys go in, or none.
+//! written: all the keys go in, or none. `--tick N` moves a time-window
+//! sliding filter's clock to N first (`crate::sliding`), under the same
+//! lock.
 
 use std::path::{Path, PathBuf};
 
@@ -32,12 +34,15 @@ KEY<TAB>present when it may have (added before, or a false positive); with \
 is in the filter afterwards. A key added again counts as one more item (a \
 counting or cuckoo filter stores one more copy, which one more remove takes \
 away), except in a scalable filter, which does not store a key it already \
-seems to hold.
+seems to hold. Adding to a sliding filter moves its window: with a window of \
+inserts every g keys end a generation (the keys of the oldest are forgotten); \
+with a time window, --tick N moves its clock to N first.
 
 Examples:
   approxset build --variant counting --input words.txt --output words.bin
   approxset add --filter words.bin pear plum
-  approxset add --filter words.bin --json < more-words.txt"
+  approxset add --filter words.bin --json < more-words.txt
+  approxset add --filter hour.bin --tick 1700000600 alice bob"
 );
 
 /// The options of `approxset add`.
@@ -51,6 +56,9 @@ pub(crate) struct AddArgs {
     /// error). A FIFO or device as FILTER is refused.
     #[arg(long, value_name = "FILTER")]
     filter: PathBuf,
+
+    #[arg(long, value_name = "N", help = crate::sliding::ADD_TICK_HELP)]
+    tick: Option<u64>,
 
     #[command(flatten)]
     keys: keys::KeyArgs,
@@ -97,7 +105,13 @@ pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
     let keys = args.keys.collect()?;
     let total = keys.len();
     // Lock, load, insert, write, unlock: the file cannot change meanwhile.
-    let (rows, overfill) = rewrite::update(&args.filter, rewrite::load_any, |filter| {
+    // With --tick, a time-window sliding filter's clock moves first.
+    let load = |path: &Path, bytes: &[u8]| match args.tick {
+        None => rewrite::load_any(path, bytes),
+        Some(tick) => crate::sliding::load_at(path, bytes, tick)
+            .map(|f| -> Box<dyn approxset::ApproxSet + Send + Sync> { Box::new(f) }),
+    };
+    let (rows, overfill) = rewrite::update(&args.filter, load, |filter| {
         let mut rows = Vec::with_capacity(total);
         for key in keys {
             match filter.insert_bytes(&key) {

@@ -12,7 +12,7 @@ use crate::design::variant_parser;
 use crate::keys::{self, LineKeys};
 use crate::output::{self, Record};
 use crate::overfill::Overfill;
-use crate::{CliError, check_count, files};
+use crate::{CliError, check_count, files, sliding};
 
 /// Examples shown by `approxset build --help`.
 pub(crate) const EXAMPLES: &str = concat!(
@@ -25,9 +25,17 @@ Examples:
   sort -u names.txt | approxset build --variant partitioned --seed 7 --input - --output names.bin --json
   approxset build --variant blocked --hash xxh3 --input trusted-ids.txt --output ids.bin
   approxset build --variant fuse --fp 0.0039 --input sstable-keys.txt --output sstable.fuse
+  approxset build --variant sliding --items 100000 --input recent.txt --output recent.bin
+  approxset build --variant sliding --items 100000 --time-window 3600 --tick 1700000000 \
+    --input last-hour.txt --output hour.bin
 
 A fuse filter is static: it is built from all the keys at once (repeats \
-allowed, held once), holds exactly them, and takes no add or remove after."
+allowed, held once), holds exactly them, and takes no add or remove after.
+
+A sliding filter remembers a window: the last --items inserts (each \
+`approxset add` moves it on), or with --time-window the last T ticks of a \
+clock that `build --tick`, `add --tick` and `query --tick` set (a command \
+line has no clock of its own). Keys older than the window are forgotten."
 );
 
 /// Keys from which a progress bar is worth showing.
@@ -60,6 +68,12 @@ pub(crate) struct BuildArgs {
 
     #[command(flatten)]
     hash: crate::HashChoice,
+
+    #[arg(long, value_name = "T", help = sliding::TIME_WINDOW_HELP)]
+    time_window: Option<u64>,
+
+    #[arg(long, value_name = "N", help = sliding::BUILD_TICK_HELP)]
+    tick: Option<u64>,
 
     /// The keys, one per line (`-` for standard input), as raw bytes (the
     /// file need not be UTF-8; --raw-keys says what is dropped); empty lines
@@ -234,6 +248,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     }
     let capacity = items.unwrap_or(total.max(1));
 
+    sliding::check_build_flags(args.variant, args.time_window, args.tick)?;
     let hash = args.hash.for_variant(args.variant)?;
     let mut builder = args.variant.builder().hash(hash);
     if let Some(seed) = args.seed {
@@ -257,7 +272,16 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         })?;
         return save(&*filter, args, total, fp, None, json);
     }
-    let mut filter = builder.build(capacity, fp)?;
+    let mut filter = match args.time_window {
+        Some(ticks) => {
+            let mut options = approxset::BuildOptions::new().hash(hash);
+            if let Some(seed) = args.seed {
+                options = options.seed(seed);
+            }
+            sliding::build_timed(options, fp, capacity, ticks, args.tick.unwrap_or(0))?
+        }
+        None => builder.build(capacity, fp)?,
+    };
 
     let bar = if json || total < PROGRESS_FROM {
         ProgressBar::hidden()
@@ -277,6 +301,9 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         refused(&args.output, &refusal, total, copies, held)
     })?;
     let overfill = Overfill::of(&*filter);
+    if let Some(note) = sliding::forgetting_note(&*filter, inserted) {
+        eprintln!("{note}");
+    }
     let target = filter.fp_rate();
     save(&*filter, args, inserted, target, overfill, json)
 }

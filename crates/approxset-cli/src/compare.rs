@@ -505,6 +505,14 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
     report.notes.push(
         "ns: the whole loop timed, divided by its count; bits/key: memory * 8 / n".to_owned(),
     );
+    if variants.contains(&Variant::Sliding) {
+        report.notes.push(format!(
+            "sliding: a window of W = n = {} inserts, so every member is in its window; its FP \
+             is measured after the n inserts (the target bounds it at every moment, the worst \
+             just before a generation ends)",
+            output::count(n as u64)
+        ));
+    }
     report.notes.extend(notes);
     if let Some(path) = &args.plot {
         let chart = if args.sweep {

@@ -50,13 +50,29 @@ pub(crate) struct DesignRow {
     /// Fingerprint bits: in the cuckoo and fuse filters' rows only.
     #[serde(skip_serializing_if = "Option::is_none")]
     fingerprint_bits: Option<u32>,
-    /// The false-positive rate expected after N insertions.
+    /// The false-positive rate expected after N insertions (the sliding
+    /// filter's: at its worst moment, every generation full).
     expected_fp: f64,
+    /// The sliding filter's generations `l` remembered besides the current
+    /// one: in its row only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generations: Option<u32>,
+    /// The sliding filter's inserts per generation `g`: in its row only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation_size: Option<u64>,
+    /// The sliding filter's window `l·g ≥ N`, the inserts always
+    /// remembered: in its row only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    window: Option<u64>,
 }
 
 impl DesignRow {
-    /// The row of `variant`'s `design`.
-    fn new(variant: Variant, design: &Design) -> Self {
+    /// The row of `variant`'s `design` for `items` at `fp`.
+    fn new(variant: Variant, design: &Design, items: usize, fp: f64) -> Self {
+        // The design succeeded, so the sizing does too (and is cached).
+        let sliding = (variant == Variant::Sliding)
+            .then(|| sizing::sliding_params(items, fp).ok())
+            .flatten();
         DesignRow {
             variant: variant.to_string(),
             bits: design.bits(),
@@ -66,6 +82,9 @@ impl DesignRow {
             fingerprint_bits: matches!(variant, Variant::Cuckoo | Variant::Fuse)
                 .then(|| design.hashes()),
             expected_fp: design.expected_fp(),
+            generations: sliding.map(|p| p.generations()),
+            generation_size: sliding.map(|p| p.generation_size()),
+            window: sliding.map(|p| p.window()),
         }
     }
 }
@@ -120,6 +139,10 @@ fn variant_help(variant: Variant) -> String {
         Variant::Fuse => {
             "binary fuse filter: static, built once from all keys, about 1.125·f bits per key \
              for f = 8, 16 or 32-bit fingerprints; no add or remove"
+        }
+        Variant::Sliding => {
+            "sliding window: remembers the last N inserts (or, in build, the last T ticks), \
+             forgets older keys; FP at most the target at every moment; no remove"
         }
         _ => "",
     };
@@ -203,10 +226,22 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     let mut failed = Vec::new();
     for variant in selected(&args.variant) {
         match variant.design(items, fp) {
-            Ok(design) => rows.push(DesignRow::new(variant, &design)),
+            Ok(design) => rows.push(DesignRow::new(variant, &design, items, fp)),
             Err(e) => failed.push((variant, e)),
         }
     }
+    let sliding_note = rows.iter().find_map(|r| {
+        Some(format!(
+            "sliding: a window of the last N inserts; k + l = {} + {} slices, a generation \
+             every g = {} inserts; keys of the last l·g = {} inserts always found, forgotten \
+             after (l + 1)·g = {}; expected FP at the worst moment (every generation full)",
+            r.hashes,
+            r.generations?,
+            output::count(r.generation_size?),
+            output::count(r.window?),
+            output::count(r.window? + r.generation_size?),
+        ))
+    });
     let skipped = output::skip_failed(rows.is_empty(), failed)?;
     let mut report = Report::new(rows);
     report.header.push(format!(
@@ -226,6 +261,7 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
             -fp.log2()
         ),
     ]);
+    report.notes.extend(sliding_note);
     report.notes.extend(skipped);
     report.print(json)
 }
@@ -273,7 +309,9 @@ mod tests {
 
     #[test]
     fn the_cuckoo_row_names_its_fingerprint_bits() {
-        let row = |variant: Variant| DesignRow::new(variant, &variant.design(1000, 0.01).unwrap());
+        let row = |variant: Variant| {
+            DesignRow::new(variant, &variant.design(1000, 0.01).unwrap(), 1000, 0.01)
+        };
         let cuckoo = row(Variant::Cuckoo);
         let bits = cuckoo.hashes;
         let cells = cuckoo.cells();

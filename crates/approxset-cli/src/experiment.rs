@@ -9,6 +9,8 @@
 //!   the measured rate against (1 − e^(−kn/m))^k and (1 − (1 − 1/m)^(kn))^k.
 //! - `optimal-k` (Experiment 2): m/n fixed, k = 1 … 10; the U-shaped curve
 //!   whose bottom is at k* = (m/n)·ln 2.
+//!
+//! `sliding` (in `crate::window`) follows a sliding filter's rate over time.
 
 use std::path::PathBuf;
 
@@ -26,7 +28,8 @@ pub(crate) const EXAMPLES: &str = "\
 Examples:
   approxset experiment theory --plot theory.svg
   approxset experiment optimal-k --bits-per-key 10 --plot optimal-k.svg
-  approxset experiment theory --items 20000 --queries 20000 --json";
+  approxset experiment theory --items 20000 --queries 20000 --json
+  approxset experiment sliding --plot docs/sliding.svg";
 
 /// Examples shown by `approxset experiment theory --help`.
 const THEORY_EXAMPLES: &str = "\
@@ -54,6 +57,13 @@ pub(crate) enum ExperimentCommand {
     /// its minimum near k* = (m/n) ln 2.
     #[command(after_help = OPTIMAL_K_EXAMPLES)]
     OptimalK(OptimalKArgs),
+
+    /// The sliding filter's false-positive rate over time: measured every
+    /// g/4 inserts on fresh keys and on keys that left the window, against
+    /// the target and the formula's worst moment, beside a ring of Bloom
+    /// filters.
+    #[command(after_help = crate::window::EXAMPLES)]
+    Sliding(crate::window::SlidingArgs),
 }
 
 /// The options both experiments share.
@@ -182,6 +192,7 @@ pub(crate) fn run(command: &ExperimentCommand, json: bool) -> Result<(), CliErro
     match command {
         ExperimentCommand::Theory(args) => theory(args, json),
         ExperimentCommand::OptimalK(args) => optimal_k(args, json),
+        ExperimentCommand::Sliding(args) => crate::window::run(args, json),
     }
 }
 

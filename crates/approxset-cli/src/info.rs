@@ -94,6 +94,15 @@ const LABELS: &[(&str, &str, Shown)] = &[
     ("growth", "growth", Shown::Real),
     ("tightening", "tightening", Shown::Real),
     ("max_bytes", "memory limit", Shown::Bytes),
+    ("generations", "generations l", Shown::Count),
+    ("generation_size", "generation size g", Shown::Count),
+    ("slice_bits", "bits per slice", Shown::Count),
+    ("window", "window (inserts)", Shown::Count),
+    ("generation", "generation", Shown::Count),
+    ("generation_len", "inserts this generation", Shown::Count),
+    ("time_window", "time window (ticks)", Shown::Count),
+    ("generation_interval", "ticks per generation", Shown::Count),
+    ("tick", "tick", Shown::Count),
 ];
 
 /// The label of parameter `name`; `staged` (a scalable filter) marks the
@@ -171,8 +180,20 @@ impl Record for InfoRecord {
             ("estimated FP", output::rate(self.estimated_fp)),
         ];
         if self.overfilled {
+            let generation_size = (self.variant == Variant::Sliding.name())
+                .then(|| {
+                    self.parameters
+                        .0
+                        .iter()
+                        .find_map(|&(name, value)| match value {
+                            Value::Count(g) if name == "generation_size" => Some(g),
+                            _ => None,
+                        })
+                })
+                .flatten();
             let overfill =
-                Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp);
+                Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp)
+                    .per_generation(generation_size);
             fields.push(("overfilled", format!("yes: {}", overfill.describe())));
         }
         fields.extend([
@@ -271,7 +292,7 @@ mod tests {
             // another hash function than SipHash).
             let version = match variant {
                 Variant::Blocked | Variant::Cuckoo => 1,
-                Variant::Fuse => 3,
+                Variant::Fuse | Variant::Sliding => 3,
                 _ => 2,
             };
             assert_eq!(r.format_version, version, "{variant}");

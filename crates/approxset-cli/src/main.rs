@@ -1,6 +1,7 @@
 //! `approxset`, the command-line tool of the approxset filters: what a filter
 //! of each variant takes (`design`), the seed article's experiments on the
 //! classic Bloom filter (`experiment theory`, `experiment optimal-k`), a
+//! sliding filter's false-positive rate over time (`experiment sliding`), a
 //! measured comparison of every variant (`compare`), and filter files:
 //! `build` one from a list of keys, `query` it, show its `info`, `add` keys
 //! to it, `remove` keys from it, and `merge` filters built over shards.
@@ -53,6 +54,8 @@ mod remove;
 mod rewrite;
 #[cfg(test)]
 mod scratch;
+mod sliding;
+mod window;
 
 use std::fmt;
 use std::io;
@@ -78,11 +81,13 @@ Examples:
   approxset design --items 100000000 --fp 0.01
   approxset experiment theory --plot theory.svg
   approxset experiment optimal-k --bits-per-key 10
+  approxset experiment sliding --plot sliding.svg
   approxset compare --items 1000000 --fp 0.01 --json
   approxset build --variant classic --input /usr/share/dict/words --output words.bin
   approxset query --filter words.bin apple zzyzx
   approxset query --filter words.bin --quiet apple && echo 'maybe present'
   approxset add --filter words.bin pear plum
+  approxset build --variant sliding --items 100000 --input recent.txt --output recent.bin
   approxset merge --output all.bin shard-0.bin shard-1.bin
   approxset info --filter words.bin --json"
 );

@@ -26,6 +26,24 @@ pub(crate) struct Overfill {
     pub(crate) estimated_fp: f64,
     /// The false-positive rate it was built for.
     pub(crate) target_fp: f64,
+    /// A time-window sliding filter's inserts per generation `g`: it is
+    /// overfilled when a generation took more than `g` inserts, however
+    /// few items it holds in all.
+    pub(crate) generation_size: Option<u64>,
+}
+
+/// The inserts per generation of a sliding filter, from its parameters.
+fn generation_size<F: Membership + ?Sized>(filter: &F) -> Option<u64> {
+    if filter.variant() != approxset::Variant::Sliding.name() {
+        return None;
+    }
+    filter
+        .parameters()
+        .into_iter()
+        .find_map(|(name, value)| match (name, value) {
+            ("generation_size", approxset::Value::Count(g)) => Some(g),
+            _ => None,
+        })
 }
 
 impl Overfill {
@@ -39,6 +57,7 @@ impl Overfill {
                 filter.estimated_fp_rate(),
                 filter.fp_rate(),
             )
+            .per_generation(generation_size(filter))
         })
     }
 
@@ -75,6 +94,16 @@ impl Overfill {
             capacity,
             estimated_fp,
             target_fp,
+            generation_size: None,
+        }
+    }
+
+    /// The overfill of a sliding filter of `generation_size` inserts per
+    /// generation (`None`: any other filter).
+    pub(crate) fn per_generation(self, generation_size: Option<u64>) -> Self {
+        Overfill {
+            generation_size,
+            ..self
         }
     }
 
@@ -91,6 +120,16 @@ impl Overfill {
     /// `holds 10,000 items, 10.0× the 1,000 it was sized for; estimated FP
     /// now 0.996993 (target 0.010000)`.
     pub(crate) fn describe(&self) -> String {
+        if let Some(g) = self.generation_size {
+            return format!(
+                "a generation took more than the g = {} inserts it was sized for ({} inserts \
+                 within the time window); estimated FP now {} (target {})",
+                output::count(g),
+                output::count(self.capacity),
+                output::rate(self.estimated_fp),
+                output::rate(self.target_fp),
+            );
+        }
         format!(
             "holds {} items, {} the {} it was sized for; estimated FP now {} (target {})",
             output::count(self.items),
@@ -103,8 +142,13 @@ impl Overfill {
 
     /// Warns on standard error that the filter file `path` is overfilled.
     pub(crate) fn warn(&self, path: &Path) {
+        let what = if self.generation_size.is_some() {
+            "--items: the inserts expected within the time window"
+        } else {
+            "--items"
+        };
         eprintln!(
-            "warning: '{}' {}; build a larger filter (--items) for fewer false positives",
+            "warning: '{}' {}; build a larger filter ({what}) for fewer false positives",
             path.display(),
             self.describe()
         );
@@ -114,7 +158,31 @@ impl Overfill {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use approxset::Variant;
+    use approxset::{SlidingBloomFilter, Variant};
+
+    #[test]
+    fn a_time_window_overfills_by_the_generation() {
+        let mut f = SlidingBloomFilter::with_fp_rate(0.01)
+            .seed(1)
+            .time_window(60)
+            .window(10_000)
+            .unwrap();
+        let g = f.params().generation_size();
+        // Fewer items than the window, all in one generation: 20·g keys in
+        // the k newest slices, where the sizing puts at most k·g.
+        assert!(f.hashes() < 20);
+        for i in 0..(20 * g) {
+            f.insert(&i).unwrap();
+        }
+        assert!(f.len() < f.capacity());
+        let o = Overfill::of(&f).unwrap();
+        assert_eq!(o.generation_size, Some(g));
+        let text = o.describe();
+        assert!(
+            text.starts_with("a generation took more than the g = "),
+            "{text}"
+        );
+    }
 
     #[test]
     fn an_overfill_describes_itself() {
@@ -149,6 +217,8 @@ mod tests {
             let overfill = Overfill::of(&*f);
             if variant == Variant::Scalable {
                 assert_eq!(overfill, None, "a scalable filter grows");
+            } else if variant == Variant::Sliding {
+                assert_eq!(overfill, None, "a window of inserts forgets the oldest");
             } else if variant == Variant::Cuckoo {
                 assert!(refused, "a cuckoo table fills up first");
                 assert_eq!(overfill.is_some(), f.is_overfilled(), "{variant}");

@@ -62,7 +62,8 @@ Examples:
   approxset query --filter words.bin < candidates.txt
   approxset query --filter downloaded.bin --verify apple
   approxset query --filter words.bin -- -leading-dash
-  if approxset query --filter words.bin --quiet apple; then echo maybe; fi",
+  if approxset query --filter words.bin --quiet apple; then echo maybe; fi
+  approxset query --filter hour.bin --tick 1700003600 alice",
     parquet_example!()
 );
 
@@ -93,6 +94,9 @@ pub(crate) struct QueryArgs {
     /// written by `approxset` needs no check, a file from elsewhere does.
     #[arg(long)]
     verify: bool,
+
+    #[arg(long, value_name = "N", requires = "filter", help = crate::sliding::QUERY_TICK_HELP)]
+    tick: Option<u64>,
 
     /// Print nothing; answer with the exit code, as `grep -q` does: 0 when
     /// every key may be present, 3 when any key is certainly absent (1 and
@@ -128,7 +132,12 @@ pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
         files::Access::Random
     };
     let bytes = files::map_filter(path, args.limit, access)?;
-    let filter = files::open_filter(path, &bytes, args.verify)?;
+    let filter = match args.tick {
+        None => files::open_filter(path, &bytes, args.verify)?,
+        // Loaded whole (its checksum checked) and moved to the tick in
+        // memory; the file is not changed.
+        Some(tick) => Box::new(crate::sliding::load_at(path, &bytes, tick)?),
+    };
     if args.quiet {
         let mut all_present = true;
         args.keys.for_each(|key| {

@@ -449,7 +449,7 @@ fn compare_takes_keys_from_a_file() {
 
 #[test]
 fn plots_are_svg_with_labelled_axes() {
-    let cases: [(&str, &[&str], &[&str]); 4] = [
+    let cases: [(&str, &[&str], &[&str]); 5] = [
         (
             "theory.svg",
             &[
@@ -510,6 +510,26 @@ fn plots_are_svg_with_labelled_axes() {
                 "cuckoo",
             ],
         ),
+        (
+            "sliding.svg",
+            &[
+                "experiment",
+                "sliding",
+                "--windows",
+                "500",
+                "--queries",
+                "2000",
+            ],
+            &[
+                "keys inserted, in windows W",
+                "false-positive rate",
+                "W = 500: k = ",
+                "worst moment, formula",
+                "keys that just left",
+                "ring of 5 Bloom filters",
+                "target p = 0.01",
+            ],
+        ),
     ];
     let scratch = Scratch::new("plots");
     for (file, args, texts) in cases {
@@ -537,7 +557,13 @@ fn plots_are_svg_with_labelled_axes() {
     // Only the plots: no temporary file left behind.
     assert_eq!(
         scratch.entries(),
-        ["compare.svg", "optimal-k.svg", "sweep.svg", "theory.svg"]
+        [
+            "compare.svg",
+            "optimal-k.svg",
+            "sliding.svg",
+            "sweep.svg",
+            "theory.svg"
+        ]
     );
 }
 
@@ -750,8 +776,8 @@ fn build_query_info_round_trip_for_every_variant() {
         // did not change and stay version 1.
         let version = match variant.as_str() {
             "blocked" | "cuckoo" => 1,
-            // The fuse tag is new in version 3.
-            "fuse" => 3,
+            // The fuse and sliding tags are new in version 3.
+            "fuse" | "sliding" => 3,
             _ => 2,
         };
         assert_eq!(info["format_version"].as_u64(), Some(version), "{variant}");
@@ -851,7 +877,7 @@ fn cli_lines_and_library_keys_agree_for_every_hash() {
             let info = json(&["info", "--filter", &file]);
             assert_eq!(info["hash"], hash.name(), "{what}: {info}");
             let version = match (hash, variant.as_str()) {
-                (approxset::HashFunction::Xxh3, _) | (_, "fuse") => 3,
+                (approxset::HashFunction::Xxh3, _) | (_, "fuse" | "sliding") => 3,
                 (_, "blocked" | "cuckoo") => 1,
                 _ => 2,
             };
@@ -1374,7 +1400,17 @@ fn a_full_filter_writes_nothing() {
             "--output",
             &output,
         ]);
-        if out.status.success() {
+        if variant == "sliding" {
+            // A window of one insert: it takes every key and remembers the
+            // last ones, and says so.
+            succeeded(&out, &variant);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.starts_with("note: ") && stderr.contains("window of 1 inserts"),
+                "{stderr}"
+            );
+            assert_eq!(query(&output, &words[words.len() - 1..]), [true]);
+        } else if out.status.success() {
             // A scalable filter does not count a key it already seems to
             // hold, so its items may fall a little short of the keys.
             let info = json(&["info", "--filter", &output]);
@@ -2967,4 +3003,288 @@ fn the_fuse_filter_through_the_cli() {
         "{row}"
     );
     assert!(num(row, "bits_per_key") < 1.3 * 8.0, "{row}");
+}
+
+#[test]
+fn a_sliding_window_of_inserts_through_the_cli() {
+    let scratch = Scratch::new("sliding");
+    let keys: Vec<String> = (0..200).map(|i| format!("req-{i}")).collect();
+    let file = scratch.arg("window.bin");
+    let input = scratch.path("keys.txt");
+    std::fs::write(&input, keys.join("\n")).unwrap();
+    let args = [
+        "build",
+        "--variant",
+        "sliding",
+        "--seed",
+        "7",
+        "--items",
+        "50",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        &file,
+    ];
+    let out = run(&args);
+    succeeded(&out, "build");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("200 keys went into a sliding filter with a window of 50 inserts"),
+        "{stderr}"
+    );
+    // The last 50 always; the first 100, (l + 1)·g ≤ 100 inserts back, only
+    // as false positives: at p = 0.01 over 100 keys, 10 or more has a
+    // probability of about 1e-7.
+    assert!(query(&file, &keys[150..]).iter().all(|&p| p));
+    let old = query(&file, &keys[..100]).iter().filter(|&&p| p).count();
+    assert!(old < 10, "{old} of the first 100 still present");
+
+    let info = json(&["info", "--filter", &file]);
+    let params = &info["parameters"];
+    let (k, l, g) = (
+        params["hashes"].as_u64().unwrap(),
+        params["generations"].as_u64().unwrap(),
+        params["generation_size"].as_u64().unwrap(),
+    );
+    assert!(k >= 1 && l >= 1 && g >= 1, "{info}");
+    assert_eq!(params["window"].as_u64(), Some(l * g), "{info}");
+    assert!(l * g >= 50 && (l - 1) * g < 50, "{info}");
+    assert!((l + 1) * g <= 100, "{info}");
+    assert_eq!(info["capacity"].as_u64(), Some(50));
+    assert_eq!(info["supports_delete"], false);
+    assert!(params.get("tick").is_none(), "a window of inserts: {info}");
+    let generation = params["generation"].as_u64().unwrap();
+    // 200 inserts of g each: the generations ended so far.
+    assert_eq!(generation, (200 - 1) / g, "{info}");
+    let human = String::from_utf8(run(&["info", "--filter", &file]).stdout).unwrap();
+    for label in ["generations l", "generation size g", "window (inserts)"] {
+        assert!(human.contains(label), "{human}");
+    }
+
+    // `add` moves the window: g more keys end a generation, and the file
+    // says so; a key the window holds is `present`, never `new`.
+    let more: Vec<String> = (200..200 + g).map(|i| format!("req-{i}")).collect();
+    assert!(add_stdin(&file, &more).len() == more.len());
+    let after = json(&["info", "--filter", &file]);
+    assert_eq!(
+        after["parameters"]["generation"].as_u64(),
+        Some(generation + 1),
+        "{after}"
+    );
+    assert_eq!(add_stdin(&file, &keys[199..]), [false]);
+    assert!(query(&file, &more).iter().all(|&p| p));
+
+    // remove refuses, one line, exit 1; the file is unchanged.
+    let before = std::fs::read(&file).unwrap();
+    let out = run(&["remove", "--filter", &file, "req-199"]);
+    assert_fails(
+        &out,
+        1,
+        &["sliding", "cannot delete", "unchanged"],
+        "remove",
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    // --tick is for a time window only.
+    let out = run(&["add", "--filter", &file, "--tick", "5", "x"]);
+    assert_fails(&out, 2, &["--tick", "window of 50 inserts"], "add --tick");
+    let out = run(&["query", "--filter", &file, "--tick", "5", "x"]);
+    assert_fails(&out, 2, &["--tick"], "query --tick");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+
+    // design: k, l, g and the window, in JSON and a note.
+    let doc = json(&[
+        "design",
+        "--items",
+        "50",
+        "--fp",
+        "0.01",
+        "--variant",
+        "sliding",
+    ]);
+    let row = &doc.as_array().unwrap()[0];
+    assert_eq!(row["hashes"].as_u64(), Some(k), "{row}");
+    assert_eq!(row["generations"].as_u64(), Some(l), "{row}");
+    assert_eq!(row["generation_size"].as_u64(), Some(g), "{row}");
+    assert_eq!(row["window"].as_u64(), Some(l * g), "{row}");
+    assert!(row["expected_fp"].as_f64().unwrap() <= 0.01, "{row}");
+    let classic = json(&[
+        "design",
+        "--items",
+        "50",
+        "--fp",
+        "0.01",
+        "--variant",
+        "classic",
+    ]);
+    assert!(classic[0].get("generations").is_none(), "{classic}");
+}
+
+#[test]
+fn a_sliding_time_window_moves_with_the_tick_given() {
+    let scratch = Scratch::new("sliding-time");
+    let file = scratch.arg("hour.bin");
+    let input = scratch.path("keys.txt");
+    std::fs::write(&input, "alice\nbob\n").unwrap();
+    let build = |extra: &[&str]| {
+        let mut args = vec![
+            "build",
+            "--variant",
+            "sliding",
+            "--seed",
+            "3",
+            "--items",
+            "100",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            &file,
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    succeeded(&build(&["--time-window", "60", "--tick", "1000"]), "build");
+    let info = json(&["info", "--filter", &file]);
+    let params = &info["parameters"];
+    assert_eq!(params["tick"].as_u64(), Some(1000), "{info}");
+    let interval = params["generation_interval"].as_u64().unwrap();
+    let window = params["time_window"].as_u64().unwrap();
+    let l = params["generations"].as_u64().unwrap();
+    // A generation every ⌈T/l⌉ ticks; l of them always remembered.
+    assert_eq!(interval, 60u64.div_ceil(l), "{info}");
+    assert_eq!(window, l * interval, "{info}");
+    assert!(window >= 60, "{info}");
+
+    // query --tick answers as of that tick and leaves the file alone.
+    let before = std::fs::read(&file).unwrap();
+    let ask = |tick: &str, key: &str| {
+        let out = run(&["query", "--filter", &file, "--tick", tick, "--json", key]);
+        parsed(&out, "query --tick")[0]["present"]
+            .as_bool()
+            .unwrap()
+    };
+    assert!(ask("1059", "alice"), "59 ticks later: inside the window");
+    // Inserted at 1000, in the generation of [1000, 1000 + interval): found
+    // through l more generations, gone after (l + 1)·interval ticks.
+    let last = (1000 + window + interval - 1).to_string();
+    assert!(ask(&last, "alice"), "the last tick of its last generation");
+    let forgotten = (1000 + window + interval).to_string();
+    assert!(!ask(&forgotten, "alice"), "past (l + 1)·⌈T/l⌉: forgotten");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+
+    // add --tick moves the clock and saves it; the old keys go.
+    let out = run(&["add", "--filter", &file, "--tick", &forgotten, "carol"]);
+    succeeded(&out, "add --tick");
+    let info = json(&["info", "--filter", &file]);
+    assert_eq!(
+        info["parameters"]["tick"].as_u64(),
+        Some(1000 + window + interval)
+    );
+    assert_eq!(
+        query(&file, &["alice".into(), "bob".into(), "carol".into()]),
+        [false, false, true]
+    );
+
+    // A clock going back: exit 2, one line, the file unchanged.
+    let before = std::fs::read(&file).unwrap();
+    let out = run(&["add", "--filter", &file, "--tick", "1000", "dave"]);
+    assert_fails(&out, 2, &["--tick", "went back"], "add --tick back");
+    let out = run(&["query", "--filter", &file, "--tick", "1000", "dave"]);
+    assert_fails(&out, 2, &["--tick", "went back"], "query --tick back");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+
+    // The flags belong to the sliding variant with a time window.
+    let out = build(&["--time-window", "0"]);
+    assert_fails(&out, 2, &["--time-window", "at least 1"], "a window of 0");
+    let out = build(&["--tick", "5"]);
+    assert_fails(&out, 2, &["--tick", "--time-window"], "--tick alone");
+    let classic = scratch.arg("classic.bin");
+    let out = run(&[
+        "build",
+        "--variant",
+        "classic",
+        "--time-window",
+        "60",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        &classic,
+    ]);
+    assert_fails(&out, 2, &["--time-window", "sliding"], "classic");
+    succeeded(
+        &run(&[
+            "build",
+            "--variant",
+            "classic",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            &classic,
+        ]),
+        "classic",
+    );
+    let out = run(&["add", "--filter", &classic, "--tick", "5", "x"]);
+    assert_fails(
+        &out,
+        2,
+        &["--tick", "classic filter", "no clock"],
+        "classic",
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+
+    // Many inserts in one generation: the warning names the generation.
+    let many: Vec<String> = (0..5000).map(|i| format!("k{i}")).collect();
+    let out = run_with_stdin(&["add", "--filter", &file], many.join("\n").as_bytes());
+    succeeded(&out, "add many");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("warning: ") && stderr.contains("a generation took more than"),
+        "{stderr}"
+    );
+    let info = json(&["info", "--filter", &file]);
+    assert_eq!(info["overfilled"], true, "{info}");
+}
+
+#[test]
+fn experiment_sliding_prints_its_series() {
+    let doc = json(&[
+        "experiment",
+        "sliding",
+        "--windows",
+        "200,50",
+        "--queries",
+        "1000",
+        "--passes",
+        "2",
+    ]);
+    let points = doc.as_array().unwrap();
+    for w in [200u64, 50] {
+        let mine: Vec<&Value> = points
+            .iter()
+            .filter(|p| p["window"].as_u64() == Some(w))
+            .collect();
+        assert!(mine.len() >= 8, "W = {w}: {} points", mine.len());
+        // In order, up to passes·W.
+        let inserts: Vec<u64> = mine
+            .iter()
+            .map(|p| p["inserts"].as_u64().unwrap())
+            .collect();
+        assert!(inserts.windows(2).all(|w| w[0] < w[1]), "{inserts:?}");
+        assert_eq!(inserts.last(), Some(&(2 * w)));
+        for p in &mine {
+            for field in [
+                "measured_fp",
+                "estimated_fp",
+                "forgotten_queries",
+                "ring_fp",
+            ] {
+                assert!(p.get(field).is_some(), "{p} lacks {field}");
+            }
+            let fp = p["measured_fp"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&fp), "{p}");
+        }
+    }
+    let out = run(&["experiment", "sliding", "--passes", "0"]);
+    assert_fails(&out, 2, &["--passes"], "passes 0");
+    let out = run(&["experiment", "sliding", "--windows", "0"]);
+    assert_fails(&out, 2, &["--windows"], "window 0");
 }

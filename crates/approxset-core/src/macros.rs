@@ -150,7 +150,9 @@ macro_rules! bookkeeping_methods {
 ///   filter;
 /// - `deletable`: `as_deletable` and `as_deletable_mut` forward to the
 ///   filter's inherent methods (for a generic type only some of whose
-///   instances delete, which implements `Deletable` itself).
+///   instances delete, which implements `Deletable` itself);
+/// - `overfill`: `is_overfilled` forwards too (for a filter whose own
+///   test is not the trait's `len() > capacity()`).
 ///
 /// Every filter forwards `estimated_items` and returns itself from
 /// `as_any` and `as_approx_set(_mut)`, so it must be `'static`.
@@ -255,6 +257,11 @@ macro_rules! impl_approx_set {
         }
         fn as_deletable_mut(&mut self) -> Option<&mut dyn $crate::Deletable> {
             Some(self)
+        }
+    };
+    (@write overfill $ty:ty) => {
+        fn is_overfilled(&self) -> bool {
+            <$ty>::is_overfilled(self)
         }
     };
     (@write deletable $ty:ty) => {

@@ -39,7 +39,7 @@ mod table;
 mod view;
 mod width;
 
-pub use approxset_core::{Error, Result};
+pub use approxset_core::{Count, Error, Removal, Result};
 pub use builder::CuckooBuilder;
 pub use filter::CuckooFilter;
 pub use kick::MAX_KICKS;

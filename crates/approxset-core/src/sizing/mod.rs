@@ -26,12 +26,16 @@ use crate::error::{Error, Result};
 
 mod blocked;
 mod occupancy;
+mod sliding;
 
 pub use blocked::{
     BLOCK_BITS, MAX_SPLIT_BLOCKS, MIN_SPLIT_BLOCK_FP_RATE, SPLIT_BLOCK_BITS, SPLIT_BLOCK_HASHES,
     blocked_params, fp_rate_blocked, fp_rate_split_block, split_block_params,
 };
 pub use occupancy::fp_rate_classic;
+pub use sliding::{
+    MAX_SLICES, SlidingParams, fp_rate_sliding, run_probability, slice_fill, sliding_params,
+};
 
 /// The largest number of hash functions a filter accepts (`p ≈ 5·10⁻²⁰` at
 /// the optimum). More than this is rejected as absurd.
