@@ -13,6 +13,10 @@ dask = pytest.importorskip("dask")
 db = pytest.importorskip("dask.bag")
 distributed = pytest.importorskip("dask.distributed")
 
+INFO = approxset.variants()
+MERGEABLE = [v["name"] for v in INFO if v["mergeable"]]
+NOT_MERGEABLE = [v["name"] for v in INFO if not v["mergeable"] and not v["static"]]
+
 EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "dask_union.py"
 spec = importlib.util.spec_from_file_location("dask_union", EXAMPLE)
 example = importlib.util.module_from_spec(spec)
@@ -38,8 +42,9 @@ def bag(client, keys):
     return example.key_bag(len(keys), npartitions=8)
 
 
-@pytest.mark.parametrize("variant", ["blocked", "classic", "split-block", "partitioned"])
+@pytest.mark.parametrize("variant", MERGEABLE)
 def test_the_merged_filter_is_the_single_process_filter(bag, keys, variant):
+    assert set(MERGEABLE) >= {"classic", "partitioned", "blocked", "split-block"}
     assert bag.npartitions == 8
     merged = example.distributed_filter(bag, variant, len(keys))
     single = approxset.Filter(variant, len(keys), example.FP, seed=example.SEED)
@@ -49,7 +54,7 @@ def test_the_merged_filter_is_the_single_process_filter(bag, keys, variant):
     assert len(merged) == len(keys)
 
 
-@pytest.mark.parametrize("variant", ["counting", "cuckoo", "scalable"])
+@pytest.mark.parametrize("variant", NOT_MERGEABLE)
 def test_variants_that_do_not_union_refuse_at_the_merge(client, variant):
     # The refusal needs no million keys.
     small = example.key_bag(10_000, npartitions=8)
