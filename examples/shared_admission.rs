@@ -51,7 +51,7 @@ impl Default for Run {
 fn on_threads<T: Sync>(
     threads: usize,
     items: &[T],
-    work: impl Fn(&[T]) -> u64 + Sync,
+    work: impl Fn(&[T]) -> approxset::Result<u64> + Sync,
 ) -> Result<(u64, Duration), Box<dyn std::error::Error>> {
     let chunk = items.len().div_ceil(threads);
     let start = Instant::now();
@@ -62,25 +62,35 @@ fn on_threads<T: Sync>(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().map_err(|_| "a worker thread panicked"))
+            .map(|h| match h.join() {
+                Ok(counted) => Ok(counted?),
+                Err(_) => Err(Box::<dyn std::error::Error>::from(
+                    "a worker thread panicked",
+                )),
+            })
             .sum::<Result<u64, _>>()
     })?;
     Ok((total, start.elapsed()))
 }
 
 /// Records every request; counts those the filter had certainly not seen.
-fn record(filter: &(dyn ConcurrentApproxSet + Send + Sync), requests: &[u64]) -> u64 {
+/// (The atomic filter's inserts never fail; the trait's may, for others.)
+fn record(
+    filter: &(dyn ConcurrentApproxSet + Send + Sync),
+    requests: &[u64],
+) -> approxset::Result<u64> {
     requests
         .iter()
-        .map(|key| u64::from(filter.insert_shared(key)))
+        .map(|key| filter.insert_shared(key).map(u64::from))
         .sum()
 }
 
 /// Counts the keys the filter may hold.
-fn check(filter: &(dyn ConcurrentApproxSet + Send + Sync), keys: &[u64]) -> u64 {
-    keys.iter()
+fn check(filter: &(dyn ConcurrentApproxSet + Send + Sync), keys: &[u64]) -> approxset::Result<u64> {
+    Ok(keys
+        .iter()
         .map(|key| u64::from(filter.contains_shared(key)))
-        .sum()
+        .sum())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -13,13 +13,16 @@
 //!   [`CountingBloomFilter`] and [`CuckooFilter`] (both delete),
 //!   [`ScalableBloomFilter`] (grows), [`SlidingBloomFilter`] (remembers a
 //!   sliding window of the last inserts) and [`AtomicBloomFilter`] (shared
-//!   by threads without a lock).
+//!   by threads without a lock); [`Sharded`] shares a deletable filter
+//!   between threads, a lock per shard.
 //! - The traits, all object safe: [`Membership`], the lookups every filter
 //!   answers, with its generic methods in [`MembershipExt`]; [`ApproxSet`]
 //!   for the filters that take inserts, with [`ApproxSetExt`];
 //!   [`Deletable`] and [`DeletableExt`] for the filters that delete;
 //!   [`ConcurrentApproxSet`] and [`ConcurrentApproxSetExt`] for inserts
-//!   through `&self`. Generic code imports them all with
+//!   through `&self`, [`ConcurrentDeletable`] and [`ConcurrentDeletableExt`]
+//!   for removes through `&self` ([`Sharded`]: [`ShardedCountingFilter`],
+//!   [`ShardedCuckooFilter`], or `Variant::…builder().shared(threads)`). Generic code imports them all with
 //!   `use approxset::prelude::*;` ([`prelude`]). Keys are any [`Key`]:
 //!   strings, bytes, integers, tuples, or any `Hash` type through
 //!   [`Hashed`].
@@ -89,9 +92,20 @@ pub use approxset_bloom::{
 pub use approxset_cuckoo::CuckooFilterView;
 
 pub use approxset_core::{
-    ApproxSet, ApproxSetExt, ConcurrentApproxSet, ConcurrentApproxSetExt, Deletable, DeletableExt,
-    Membership, MembershipExt, prelude,
+    ApproxSet, ApproxSetExt, ConcurrentApproxSet, ConcurrentApproxSetExt, ConcurrentDeletable,
+    ConcurrentDeletableExt, Deletable, DeletableExt, Membership, MembershipExt, prelude,
 };
+
+pub use approxset_core::{Sharded, sharded};
+
+/// A [`CountingBloomFilter`] per shard, each behind its own lock: inserts,
+/// removes and lookups from many threads through `&self`.
+pub type ShardedCountingFilter = Sharded<CountingBloomFilter>;
+
+/// A [`CuckooFilter`] per shard, each behind its own lock: inserts,
+/// removes and lookups from many threads through `&self`.
+pub type ShardedCuckooFilter = Sharded<CuckooFilter>;
+
 pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};
 
 pub use load::{

@@ -11,7 +11,8 @@ use approxset_bloom::{
 };
 use approxset_core::format::tag;
 use approxset_core::{
-    ApproxSet, BuildOptions, Deletable, Error, HashFunction, Key, Membership, Result,
+    ApproxSet, BuildOptions, ConcurrentDeletable, Deletable, Error, HashFunction, Key, Membership,
+    Result, Sharded,
 };
 use approxset_cuckoo::CuckooFilter;
 use approxset_fuse::BinaryFuseFilter;
@@ -312,6 +313,7 @@ impl Variant {
         VariantBuilder {
             variant: self,
             options: BuildOptions::new(),
+            threads: None,
         }
     }
 }
@@ -441,10 +443,122 @@ impl std::error::Error for ParseVariantError {}
 pub struct VariantBuilder {
     variant: Variant,
     options: BuildOptions,
+    /// Set by [`shared`](Self::shared).
+    threads: Option<usize>,
+}
+
+/// The boxes a [`Sharded`] filter is built into.
+trait FromSharded: Sized {
+    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self;
+}
+
+impl FromSharded for Box<dyn ApproxSet + Send + Sync> {
+    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+        Box::new(filter)
+    }
+}
+
+impl FromSharded for Box<dyn Deletable + Send + Sync> {
+    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+        Box::new(filter)
+    }
+}
+
+impl FromSharded for Box<dyn ConcurrentDeletable + Send + Sync> {
+    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+        Box::new(filter)
+    }
 }
 
 impl VariantBuilder {
     approxset_core::build_options_setters!();
+
+    /// Shares the filter between `threads` threads: [`build`](Self::build),
+    /// [`build_deletable`](Self::build_deletable) and
+    /// [`build_shared`](Self::build_shared) then give a [`Sharded`] filter of
+    /// [`shards_for(threads)`](crate::sharded::shards_for) shards (counting
+    /// and cuckoo only), each behind its own lock. A
+    /// [`max_bytes`](Self::max_bytes) limit is for all the shards together;
+    /// [`build_from`](Self::build_from) ignores `shared` (its filter is for
+    /// reading).
+    ///
+    /// ```
+    /// use approxset::Variant;
+    /// let f = Variant::Cuckoo.builder().seed(7).shared(2).build_shared(1_000, 0.01)?;
+    /// std::thread::scope(|s| -> approxset::Result<()> {
+    ///     let alice = s.spawn(|| f.insert_shared("alice"));
+    ///     f.insert_shared("bob")?;
+    ///     alice.join().expect("no panic")?;
+    ///     Ok(())
+    /// })?;
+    /// assert!(f.remove_shared("alice").is_removed());
+    /// assert!(f.contains("bob"));
+    /// # Ok::<(), approxset::Error>(())
+    /// ```
+    pub fn shared(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Builds the filter for threads that insert, remove and look up at
+    /// once through `&self`: a [`Sharded`] counting or cuckoo filter, for
+    /// the threads given to [`shared`](Self::shared) (or else
+    /// [`std::thread::available_parallelism`]).
+    ///
+    /// # Errors
+    /// [`Error::DeleteUnsupported`] for a variant that cannot delete;
+    /// [`Error::InvalidParameter`] for 0 threads; otherwise as
+    /// [`build`](Self::build), for each shard.
+    pub fn build_shared(
+        &self,
+        expected_items: usize,
+        fp_rate: f64,
+    ) -> Result<Box<dyn ConcurrentDeletable + Send + Sync>> {
+        self.make_shared(expected_items, fp_rate)
+    }
+
+    /// The one dispatch of the shared builds: the variant's [`Sharded`]
+    /// filter, one hash key for every shard, `max_bytes` split between them.
+    fn make_shared<B: FromSharded>(&self, expected_items: usize, fp_rate: f64) -> Result<B> {
+        let threads = match self.threads {
+            Some(threads) => threads,
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        };
+        if threads == 0 {
+            return Err(Error::InvalidParameter {
+                name: "threads",
+                reason: "must be at least 1".into(),
+            });
+        }
+        let shards = crate::sharded::shards_for(threads);
+        let mut options = self.options.hash_key(self.options.key_or_random());
+        if let Some(limit) = self.options.max_bytes_limit() {
+            options = options.max_bytes(limit / shards);
+        }
+        let one = VariantBuilder {
+            variant: self.variant,
+            options,
+            threads: None,
+        };
+        let (n, p) = (expected_items, fp_rate);
+        match self.variant {
+            Variant::Counting => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
+                one.counting(c, p)
+            })?)),
+            Variant::Cuckoo => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
+                one.cuckoo(c, p)
+            })?)),
+            Variant::Classic
+            | Variant::Partitioned
+            | Variant::Scalable
+            | Variant::Blocked
+            | Variant::SplitBlock
+            | Variant::Fuse
+            | Variant::Sliding => Err(Error::DeleteUnsupported {
+                variant: self.variant.name(),
+            }),
+        }
+    }
 
     fn bloom<L: Layout, C: Cells<L>>(
         &self,
@@ -487,6 +601,9 @@ impl VariantBuilder {
         expected_items: usize,
         fp_rate: f64,
     ) -> Result<Box<dyn ApproxSet + Send + Sync>> {
+        if self.threads.is_some() {
+            return self.make_shared(expected_items, fp_rate);
+        }
         self.make(expected_items, fp_rate, |_| Ok(()))
     }
 
@@ -552,6 +669,9 @@ impl VariantBuilder {
         expected_items: usize,
         fp_rate: f64,
     ) -> Result<Box<dyn Deletable + Send + Sync>> {
+        if self.threads.is_some() {
+            return self.make_shared(expected_items, fp_rate);
+        }
         match self.variant {
             Variant::Counting => Ok(Box::new(self.counting(expected_items, fp_rate)?)),
             Variant::Cuckoo => Ok(Box::new(self.cuckoo(expected_items, fp_rate)?)),

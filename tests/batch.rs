@@ -368,7 +368,7 @@ fn insert_batch_shared_builds_the_filter_that_one_at_a_time_builds() {
         }
         batched.insert_batch_shared(&keys[..len]);
         let shared: &(dyn ConcurrentApproxSet + Send + Sync) = &through_dyn;
-        shared.insert_batch_shared(&keys[..len]);
+        shared.insert_batch_shared(&keys[..len]).unwrap();
         assert_eq!(one, batched, "{len} keys");
         assert_eq!(one, through_dyn, "{len} keys, dyn");
         assert_eq!(batched.len(), len);

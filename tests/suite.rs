@@ -7,7 +7,9 @@
 
 mod common;
 
-use approxset::{ApproxSet, Count, Deletable, Error, HashFunction, Removal, Variant};
+use approxset::{
+    ApproxSet, Count, Deletable, Error, HashFunction, Removal, Variant, VariantBuilder,
+};
 use common::{Z_ONE_SIDED_1E6, binomial_tolerance, binomial_upper, proptest_config};
 use proptest::prelude::*;
 
@@ -438,9 +440,21 @@ fn boxed_filters_move_across_threads() {
     }
 }
 
-/// The variants that can delete.
-fn deletable() -> impl Iterator<Item = Variant> {
-    variants().iter().copied().filter(|v| v.supports_delete())
+/// The variants that can delete, each alone and shared by threads (a
+/// `Sharded` filter: `shared(1)`, 4 shards, and `shared(2)`, 8 shards),
+/// with a name for messages.
+fn deletable() -> impl Iterator<Item = (Variant, &'static str, VariantBuilder)> {
+    variants()
+        .iter()
+        .copied()
+        .filter(|v| v.supports_delete())
+        .flat_map(|v| {
+            [
+                (v, "", v.builder()),
+                (v, " shared(1)", v.builder().shared(1)),
+                (v, " shared(2)", v.builder().shared(2)),
+            ]
+        })
 }
 
 #[derive(Clone, Debug)]
@@ -480,8 +494,8 @@ proptest! {
         items in 4usize..40,
         fp_rate in prop_oneof![Just(0.1), Just(0.01)],
     ) {
-        for variant in deletable() {
-            let mut f = variant.builder().seed(seed).build_deletable(items, fp_rate).unwrap();
+        for (variant, how, builder) in deletable() {
+            let mut f = builder.seed(seed).build_deletable(items, fp_rate).unwrap();
             let mut model = std::collections::HashMap::<u8, usize>::new();
             for op in &ops {
                 match *op {
@@ -528,7 +542,7 @@ proptest! {
                 }
                 for (k, &c) in &model {
                     if c > 0 {
-                        prop_assert!(f.contains(k), "{variant}: lost {k} after {op:?}");
+                        prop_assert!(f.contains(k), "{variant}{how}: lost {k} after {op:?}");
                     }
                     prop_assert!(
                         f.count(k).upper_bound().is_none_or(|b| b as usize >= c),
@@ -575,17 +589,13 @@ fn insert_if_absent_inserts_exactly_the_absent_keys() {
 /// answers like a fresh one.
 #[test]
 fn removing_everything_empties_the_filter() {
-    for variant in deletable() {
-        let mut f = variant
-            .builder()
-            .seed(5)
-            .build_deletable(10_000, 0.01)
-            .unwrap();
+    for (variant, how, builder) in deletable() {
+        let mut f = builder.seed(5).build_deletable(10_000, 0.01).unwrap();
         for i in 0..10_000u32 {
             f.insert(&i).unwrap();
         }
         for i in 0..10_000u32 {
-            assert!(f.remove(&i).is_removed(), "{variant}: {i}");
+            assert!(f.remove(&i).is_removed(), "{variant}{how}: {i}");
         }
         assert!(f.is_empty());
         assert_eq!(f.estimated_fp_rate(), 0.0, "{variant}");

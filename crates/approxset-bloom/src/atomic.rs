@@ -310,7 +310,14 @@ impl Bloom<Blocked, AtomicBits> {
     /// # Ok::<(), approxset_bloom::Error>(())
     /// ```
     pub fn insert_batch_shared<K: approxset_core::Key>(&self, items: &[K]) {
-        approxset_core::ConcurrentApproxSetExt::insert_batch_shared(self, items)
+        let key = self.hash_key();
+        let mut digests = [Digest::new(0, 0); BATCH_CHUNK];
+        for chunk in items.chunks(BATCH_CHUNK) {
+            for (d, item) in digests.iter_mut().zip(chunk) {
+                *d = key.digest(item);
+            }
+            self.insert_digests_shared(&digests[..chunk.len()]);
+        }
     }
 
     /// Inserts every digest through `&self`, in order, as
@@ -360,13 +367,16 @@ impl Bloom<Blocked, AtomicBits> {
     }
 }
 
+/// Never fails: the inherent methods of the same names return the plain
+/// `bool` and `()`.
 impl ConcurrentApproxSet for AtomicBloomFilter {
     #[inline]
-    fn insert_digest_shared(&self, digest: Digest) -> bool {
-        AtomicBloomFilter::insert_digest_shared(self, digest)
+    fn insert_digest_shared(&self, digest: Digest) -> approxset_core::Result<bool> {
+        Ok(AtomicBloomFilter::insert_digest_shared(self, digest))
     }
-    fn insert_digests_shared(&self, digests: &[Digest]) {
-        AtomicBloomFilter::insert_digests_shared(self, digests)
+    fn insert_digests_shared(&self, digests: &[Digest]) -> approxset_core::Result<()> {
+        AtomicBloomFilter::insert_digests_shared(self, digests);
+        Ok(())
     }
 }
 
@@ -465,7 +475,7 @@ mod tests {
     fn usable_through_the_shared_trait_object() {
         let f = shared();
         let set: &(dyn ConcurrentApproxSet + Send + Sync) = &f;
-        assert!(set.insert_shared("alice"));
+        assert!(set.insert_shared("alice").unwrap());
         assert!(set.contains_shared("alice"));
         assert!(f.contains_bytes(b"alice"));
         fn assert_send_sync<T: Send + Sync>() {}

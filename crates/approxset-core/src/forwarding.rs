@@ -6,7 +6,7 @@
 
 use std::any::Any;
 
-use crate::concurrent::ConcurrentApproxSet;
+use crate::concurrent::{ConcurrentApproxSet, ConcurrentDeletable};
 use crate::error::Result;
 use crate::hash::{Digest, HashKey};
 use crate::key::Key;
@@ -253,4 +253,6 @@ inherent_generic_methods! {
     dyn Deletable + Send + Sync + 'a => [read, insert, remove];
     dyn ConcurrentApproxSet + 'a => [read];
     dyn ConcurrentApproxSet + Send + Sync + 'a => [read];
+    dyn ConcurrentDeletable + 'a => [read, insert, remove];
+    dyn ConcurrentDeletable + Send + Sync + 'a => [read, insert, remove];
 }

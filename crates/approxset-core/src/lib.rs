@@ -45,10 +45,13 @@ mod options;
 mod outcome;
 #[cfg(feature = "serde")]
 pub mod serde_support;
+pub mod sharded;
 pub mod sizing;
 mod traits;
 
-pub use concurrent::{ConcurrentApproxSet, ConcurrentApproxSetExt};
+pub use concurrent::{
+    ConcurrentApproxSet, ConcurrentApproxSetExt, ConcurrentDeletable, ConcurrentDeletableExt,
+};
 pub use error::{Error, Result};
 pub use hash::{Digest, HashFunction, HashKey, ProbeScheme};
 pub use key::{Hashed, Key, KeySink};
@@ -56,6 +59,7 @@ pub use key::{Hashed, Key, KeySink};
 pub use macros::same_type;
 pub use options::BuildOptions;
 pub use outcome::{Count, Removal};
+pub use sharded::Sharded;
 pub use traits::{
     ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
 };
@@ -74,7 +78,9 @@ pub mod prelude {
     //! # let _ = known::<dyn ApproxSet>;
     //! ```
 
-    pub use crate::concurrent::{ConcurrentApproxSet, ConcurrentApproxSetExt};
+    pub use crate::concurrent::{
+        ConcurrentApproxSet, ConcurrentApproxSetExt, ConcurrentDeletable, ConcurrentDeletableExt,
+    };
     pub use crate::traits::{
         ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt,
     };

@@ -1,0 +1,106 @@
+//! The Python exception of each library error, carrying its message.
+//!
+//! The exception classes live in `approxset/_errors.py` so that they can
+//! have two bases (`ParameterError` is an `approxset.Error` and a
+//! `ValueError`); they are looked up once and cached.
+
+use approxset::Error;
+use pyo3::exceptions::{PyMemoryError, PyOSError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+
+/// The package's exception classes, by the library error they stand for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    /// `approxset.ParameterError` (a `ValueError`): bad parameters, sizes
+    /// out of range, filters that cannot be combined.
+    Parameter,
+    /// `approxset.CorruptFilterError` (a `ValueError`): bytes that are not
+    /// a valid saved filter.
+    Corrupt,
+    /// `approxset.FullError`: the filter has no room left for the key.
+    Full,
+    /// `approxset.UnsupportedError` (a `TypeError`): the variant cannot do
+    /// this (remove from a Bloom filter, add to a static filter, …).
+    Unsupported,
+    /// `approxset.SaturatedError`: a counting filter's key whose counters
+    /// are all saturated, which cannot be removed.
+    Saturated,
+    /// `approxset.Error`: anything else.
+    Other,
+}
+
+impl Kind {
+    /// The class name in `approxset._errors`.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Parameter => "ParameterError",
+            Kind::Corrupt => "CorruptFilterError",
+            Kind::Full => "FullError",
+            Kind::Unsupported => "UnsupportedError",
+            Kind::Saturated => "SaturatedError",
+            Kind::Other => "Error",
+        }
+    }
+
+    /// The exception of this kind with `message`.
+    pub(crate) fn err(self, py: Python<'_>, message: impl Into<String>) -> PyErr {
+        static CLASSES: [PyOnceLock<Py<PyType>>; 6] = [
+            PyOnceLock::new(),
+            PyOnceLock::new(),
+            PyOnceLock::new(),
+            PyOnceLock::new(),
+            PyOnceLock::new(),
+            PyOnceLock::new(),
+        ];
+        let message = message.into();
+        let class = CLASSES[self as usize].get_or_try_init(py, || -> PyResult<Py<PyType>> {
+            let module = py.import("approxset._errors")?;
+            Ok(module.getattr(self.name())?.cast_into::<PyType>()?.unbind())
+        });
+        match class {
+            Ok(class) => PyErr::from_type(class.bind(py).clone(), message),
+            // The package is broken (the module is missing): still an
+            // exception with the message, never a panic.
+            Err(e) => e,
+        }
+    }
+}
+
+/// The Python exception for a library error.
+pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
+    let kind = match &error {
+        Error::InvalidParameter { .. } | Error::TooLarge { .. } | Error::Incompatible { .. } => {
+            Kind::Parameter
+        }
+        Error::AllocationFailed { .. } => return PyMemoryError::new_err(error.to_string()),
+        Error::Io { .. } => return PyOSError::new_err(error.to_string()),
+        Error::Full { .. } | Error::TooManyCopies { .. } | Error::CannotGrow { .. } => Kind::Full,
+        Error::StaticFilter { .. }
+        | Error::DeleteUnsupported { .. }
+        | Error::Unsupported { .. } => Kind::Unsupported,
+        Error::Truncated { .. }
+        | Error::TrailingBytes { .. }
+        | Error::BadMagic { .. }
+        | Error::UnsupportedVersion { .. }
+        | Error::UnknownVariant { .. }
+        | Error::WrongVariant { .. }
+        | Error::ChecksumMismatch { .. }
+        | Error::Corrupt { .. } => Kind::Corrupt,
+        _ => Kind::Other,
+    };
+    kind.err(py, error.to_string())
+}
+
+/// `Result` of the library into `PyResult`.
+pub(crate) trait IntoPy<T> {
+    /// The value, or the library error as its Python exception.
+    fn py(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> IntoPy<T> for approxset::Result<T> {
+    fn py(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| to_py(py, e))
+    }
+}

@@ -1,0 +1,614 @@
+//! The extension module `approxset._approxset`: the `Filter` class and the
+//! module functions of the Python package `approxset` (see
+//! `python/approxset/__init__.py`, which re-exports them).
+//!
+//! A filter is a `Box<dyn Membership>` behind a read-write lock: lookups
+//! share it, inserts take it alone, and the batch calls hold it with the
+//! GIL released. No Python code runs while the lock is held (keys are
+//! gathered first), so a generator that looks into the filter it feeds
+//! cannot deadlock.
+
+mod errors;
+mod keys;
+mod tools;
+
+use std::path::PathBuf;
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use approxset::format::DEFAULT_READ_LIMIT;
+use approxset::{ApproxSet, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant};
+use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple, PyType};
+
+use crate::errors::{IntoPy, Kind};
+use crate::keys::{Batch, digest_of};
+
+/// The boxed filter every `Filter` holds.
+type Boxed = Box<dyn Membership + Send + Sync>;
+
+/// Keys an `update` over a generic iterable gathers before inserting them
+/// (so that a long iterator never needs all its keys in memory).
+const UPDATE_CHUNK: usize = 1 << 14;
+
+/// An approximate-membership filter: a set that answers ``key in f`` with
+/// no false negatives and a small, chosen rate of false positives.
+///
+/// Build one by variant name (``approxset.VARIANTS`` lists them)::
+///
+///     >>> import approxset
+///     >>> f = approxset.Filter("blocked", capacity=1000, fp=0.01, seed=1)
+///     >>> f.add("alice"); f.update([b"bob", 42])
+///     >>> "alice" in f, 42 in f
+///     (True, True)
+///
+/// Keys are ``str`` (its UTF-8 bytes), ``bytes``/``bytearray``/
+/// ``memoryview``, and ``int`` (64-bit, as the Rust library's ``i64``/
+/// ``u64`` keys): the same key in Python, Rust and the CLI. The static
+/// ``"fuse"`` variant is built once with ``Filter.from_keys``.
+///
+/// ``Filter(variant, capacity, fp)`` is an empty filter for ``capacity``
+/// keys at false-positive rate ``fp``. ``seed`` (an int) or ``key`` (16
+/// bytes) fixes the hash key, so that filters built apart can be merged
+/// and rebuilt bit for bit; without either it is random. ``hash`` is
+/// ``"siphash"`` (the default) or ``"xxh3"`` (faster, for keys an attacker
+/// does not choose); ``max_bytes`` refuses a larger filter. Bad parameters
+/// raise ``ParameterError`` (a ``ValueError``).
+#[pyclass(module = "approxset", frozen, name = "Filter")]
+#[derive(Debug)]
+struct Filter {
+    inner: RwLock<Boxed>,
+    /// The filter's hash key (fixed for its life), to hash keys before
+    /// taking the lock.
+    key: HashKey,
+    variant: Variant,
+}
+
+impl Filter {
+    fn new(boxed: Boxed) -> PyResult<Self> {
+        let variant = Variant::of(&*boxed).ok_or_else(|| {
+            PyTypeError::new_err(format!("unknown filter variant {}", boxed.variant()))
+        })?;
+        Ok(Filter {
+            key: boxed.hash_key(),
+            variant,
+            inner: RwLock::new(boxed),
+        })
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Boxed> {
+        // A panic cannot happen while the lock is held; if it did, the
+        // filter itself is still consistent (every operation that fails
+        // changes nothing).
+        self.inner.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Boxed> {
+        self.inner.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The filter as a set that takes inserts, or the error of a static one.
+    fn insertable<'a>(py: Python<'_>, boxed: &'a mut Boxed) -> PyResult<&'a mut dyn ApproxSet> {
+        let variant = boxed.variant();
+        boxed.as_approx_set_mut().ok_or_else(|| {
+            Kind::Unsupported.err(
+                py,
+                format!(
+                    "the {variant} filter is static: it takes no inserts \
+                     (build it from every key with Filter.from_keys)"
+                ),
+            )
+        })
+    }
+
+    /// The filter as a set that removes, or the error of one that cannot.
+    fn deletable<'a>(py: Python<'_>, boxed: &'a mut Boxed) -> PyResult<&'a mut dyn Deletable> {
+        let variant = boxed.variant();
+        boxed
+            .as_approx_set_mut()
+            .and_then(|s| s.as_deletable_mut())
+            .ok_or_else(|| errors::to_py(py, approxset::Error::DeleteUnsupported { variant }))
+    }
+
+    /// An independent copy (through the binary format).
+    fn copy_boxed(&self, py: Python<'_>) -> PyResult<Boxed> {
+        let bytes = self.read().to_bytes().py(py)?;
+        approxset::load_membership(&bytes).py(py)
+    }
+
+    /// `self op= other` for `|` and `&`.
+    fn combine(&self, py: Python<'_>, other: &Filter, union: bool) -> PyResult<()> {
+        // A copy of `other`, so that no two filters are ever locked at
+        // once: `a |= b` and `b |= a` in two threads (or `a |= a`) cannot
+        // deadlock.
+        let theirs = other.copy_boxed(py)?;
+        let Some(theirs) = theirs.as_approx_set() else {
+            return Err(errors::to_py(
+                py,
+                approxset::Error::Unsupported {
+                    operation: if union { "union" } else { "intersection" },
+                    variant: theirs.variant(),
+                },
+            ));
+        };
+        let mut mine = self.write();
+        let mine = Filter::insertable(py, &mut mine)?;
+        if union {
+            mine.union_dyn(theirs).py(py)
+        } else {
+            mine.intersect_dyn(theirs).py(py)
+        }
+    }
+
+    /// `self op other` for `|` and `&`: a new filter.
+    fn combined(&self, py: Python<'_>, other: &Filter, union: bool) -> PyResult<Filter> {
+        let result = Filter::new(self.copy_boxed(py)?)?;
+        result.combine(py, other, union)?;
+        Ok(result)
+    }
+}
+
+/// A variant by name (any ASCII case, or an alias such as ``bloom``).
+fn parse_variant(py: Python<'_>, name: &str) -> PyResult<Variant> {
+    name.parse::<Variant>()
+        .map_err(|e| Kind::Parameter.err(py, e.to_string()))
+}
+
+/// The builder of `variant` with the Python options.
+fn builder(
+    py: Python<'_>,
+    variant: Variant,
+    seed: Option<u64>,
+    key: Option<&[u8]>,
+    hash: Option<&str>,
+    max_bytes: Option<usize>,
+) -> PyResult<approxset::VariantBuilder> {
+    let mut b = variant.builder();
+    match (seed, key) {
+        (Some(_), Some(_)) => {
+            return Err(Kind::Parameter.err(py, "give seed or key, not both"));
+        }
+        (Some(seed), None) => b = b.seed(seed),
+        (None, Some(key)) => {
+            let bytes: [u8; 16] = key.try_into().map_err(|_| {
+                Kind::Parameter.err(
+                    py,
+                    format!("invalid key: a hash key is 16 bytes, not {}", key.len()),
+                )
+            })?;
+            b = b.hash_key(HashKey::from_le_bytes(bytes));
+        }
+        (None, None) => {}
+    }
+    if let Some(hash) = hash {
+        let function: HashFunction =
+            hash.parse()
+                .map_err(|e: approxset::hash::ParseHashFunctionError| {
+                    Kind::Parameter.err(py, e.to_string())
+                })?;
+        b = b.hash(function);
+    }
+    if let Some(max) = max_bytes {
+        b = b.max_bytes(max);
+    }
+    Ok(b)
+}
+
+/// The bytes of a `bytes`, `bytearray` or `memoryview` argument.
+fn buffer_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(b) = data.cast::<PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    let copy = data
+        .call_method0("tobytes")
+        .map_err(|_| PyTypeError::new_err("expected bytes, bytearray or memoryview"))?;
+    Ok(copy.cast::<PyBytes>()?.as_bytes().to_vec())
+}
+
+/// A parameter value as a Python `int` or `float`.
+fn value(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
+    Ok(match v {
+        Value::Count(n) => n.into_pyobject(py)?.into_any().unbind(),
+        Value::Real(x) => x.into_pyobject(py)?.into_any().unbind(),
+        _ => py.None(),
+    })
+}
+
+#[pymethods]
+impl Filter {
+    /// Filter(variant, capacity, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)
+    /// --
+    ///
+    /// An empty filter (see the class documentation).
+    #[new]
+    #[pyo3(signature = (variant, capacity, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn py_new(
+        py: Python<'_>,
+        variant: &str,
+        capacity: usize,
+        fp: f64,
+        seed: Option<u64>,
+        key: Option<Vec<u8>>,
+        hash: Option<&str>,
+        max_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let variant = parse_variant(py, variant)?;
+        let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
+        let set = py.detach(|| b.build(capacity, fp)).py(py)?;
+        let boxed: Boxed = set;
+        Filter::new(boxed)
+    }
+
+    /// Filter.from_keys(variant, keys, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)
+    /// --
+    ///
+    /// A filter of ``variant`` built from every key of the iterable
+    /// ``keys`` (sized for them): the way to build the static ``"fuse"``
+    /// filter, and a shortcut for the others.
+    #[classmethod]
+    #[pyo3(signature = (variant, keys, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_keys(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        variant: &str,
+        keys: &Bound<'_, PyAny>,
+        fp: f64,
+        seed: Option<u64>,
+        key: Option<Vec<u8>>,
+        hash: Option<&str>,
+        max_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let variant = parse_variant(py, variant)?;
+        let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
+        let batch = keys::collect(keys)?;
+        let built = py
+            .detach(|| {
+                let slices: Vec<&[u8]> = batch.iter().collect();
+                b.build_from(&slices, fp)
+            })
+            .py(py)?;
+        Filter::new(built)
+    }
+
+    /// Filter.from_bytes(data)
+    /// --
+    ///
+    /// The filter saved in ``data`` (``bytes(f)`` of any variant), every
+    /// field checked. Raises ``CorruptFilterError`` for damaged data.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let bytes = buffer_bytes(data)?;
+        let boxed = py.detach(|| approxset::load_membership(&bytes)).py(py)?;
+        Filter::new(boxed)
+    }
+
+    /// Adds ``key``. Raises ``UnsupportedError`` on a static filter and
+    /// ``FullError`` when a cuckoo filter has no room (nothing changes).
+    fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let digest = digest_of(&self.key, key)?;
+        let mut boxed = self.write();
+        Filter::insertable(py, &mut boxed)?
+            .insert_digest(digest)
+            .py(py)
+            .map(drop)
+    }
+
+    /// Adds every key of an iterable (or NumPy/Arrow array); see ``add``.
+    /// On an error the keys before the failing one stay added.
+    fn update(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.add_many(py, keys)
+    }
+
+    /// Adds every key of a list, iterable or NumPy/Arrow array, hashing and
+    /// inserting with the GIL released.
+    fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = self.key;
+        keys::for_batches(keys, Some(UPDATE_CHUNK), |batch: &Batch<'_>| {
+            if batch.len() == 0 {
+                return Ok(());
+            }
+            let outcome = py.detach(|| {
+                let mut boxed = self.write();
+                boxed
+                    .as_approx_set_mut()
+                    .map(|set| batch.for_digests(&key, |digests| set.insert_digests(digests)))
+            });
+            match outcome {
+                Some(result) => result.py(py),
+                None => {
+                    let mut boxed = self.write();
+                    Filter::insertable(py, &mut boxed).map(drop)
+                }
+            }
+        })
+    }
+
+    /// Whether each key may be in the filter: a NumPy bool array for a
+    /// NumPy or Arrow array of keys, else a list of bools. Hashing and
+    /// probing run with the GIL released.
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let key = self.key;
+        let mut answers: Vec<bool> = Vec::new();
+        let mut array = false;
+        keys::for_batches(keys, None, |batch: &Batch<'_>| {
+            array = batch.array;
+            answers = py.detach(|| {
+                let boxed = self.read();
+                let mut all = Vec::with_capacity(batch.len());
+                let mut chunk = Vec::new();
+                let _ = batch.for_digests(&key, |digests| -> Result<(), ()> {
+                    boxed.contains_digests(digests, &mut chunk);
+                    all.extend_from_slice(&chunk);
+                    Ok(())
+                });
+                all
+            });
+            Ok(())
+        })?;
+        if array {
+            let raw: Vec<u8> = answers.iter().map(|&b| u8::from(b)).collect();
+            let numpy = py.import("numpy")?;
+            let buf = PyByteArray::new(py, &raw);
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("dtype", numpy.getattr("bool_")?)?;
+            numpy.call_method("frombuffer", (buf,), Some(&kwargs))
+        } else {
+            Ok(pyo3::types::PyList::new(py, answers)?.into_any())
+        }
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let digest = digest_of(&self.key, key)?;
+        Ok(self.read().contains_digest(digest))
+    }
+
+    /// Removes one copy of ``key`` (counting and cuckoo filters). Raises
+    /// ``KeyError`` when the key is certainly absent, ``SaturatedError``
+    /// when its counters are saturated (it stays present), and
+    /// ``UnsupportedError`` on variants that cannot delete; nothing changes
+    /// then. Only remove keys you added: removing a false positive can
+    /// cause false negatives.
+    fn remove(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let digest = digest_of(&self.key, key)?;
+        let removal = {
+            let mut boxed = self.write();
+            Filter::deletable(py, &mut boxed)?.remove_digest(digest)
+        };
+        match removal {
+            Removal::Removed => Ok(()),
+            Removal::Absent => Err(PyKeyError::new_err(key.clone().unbind())),
+            Removal::Saturated => Err(Kind::Saturated.err(
+                py,
+                "the key's counters are saturated: it cannot be removed and tests present \
+                 from now on",
+            )),
+            _ => Err(Kind::Other.err(py, format!("the key was not removed ({removal})"))),
+        }
+    }
+
+    /// Removes one copy of ``key`` if the filter may hold it and can take
+    /// it out; never raises for an absent or saturated key
+    /// (``UnsupportedError`` on variants that cannot delete). Returns
+    /// whether a copy was removed.
+    fn discard(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let digest = digest_of(&self.key, key)?;
+        let mut boxed = self.write();
+        Ok(Filter::deletable(py, &mut boxed)?
+            .remove_digest(digest)
+            .is_removed())
+    }
+
+    /// An upper bound on the number of times ``key`` was added (less its
+    /// removes), on the counting and cuckoo filters: 0 means certainly
+    /// absent; a counting filter's 15 means saturated, at least 15.
+    fn count(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let digest = digest_of(&self.key, key)?;
+        let mut boxed = self.write();
+        Ok(Filter::deletable(py, &mut boxed)?
+            .count_digest(digest)
+            .value())
+    }
+
+    /// Adds ``key`` unless the filter may already hold it; returns whether
+    /// it did. Keeps a cuckoo filter from filling with copies of one key;
+    /// on a deleting filter, only remove keys this returned ``True`` for.
+    fn add_if_absent(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let digest = digest_of(&self.key, key)?;
+        let mut boxed = self.write();
+        Filter::insertable(py, &mut boxed)?
+            .insert_digest_if_absent(digest)
+            .py(py)
+    }
+
+    /// Removes every key, keeping the size and the hash key.
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        let mut boxed = self.write();
+        Filter::insertable(py, &mut boxed)?.clear();
+        Ok(())
+    }
+
+    /// An independent copy of the filter.
+    fn copy(&self, py: Python<'_>) -> PyResult<Filter> {
+        Filter::new(self.copy_boxed(py)?)
+    }
+
+    /// The number of adds accepted less the removes (a repeated key counts
+    /// each time; ``info()["estimated_items"]`` estimates distinct keys).
+    fn __len__(&self) -> usize {
+        self.read().len()
+    }
+
+    /// The filter in the versioned binary format (as the Rust library and
+    /// the CLI save it).
+    fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.read().to_bytes().py(py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Pickles as its bytes.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let load = py.import("approxset")?.getattr("from_bytes")?;
+        let bytes = self.__bytes__(py)?;
+        PyTuple::new(py, [load, PyTuple::new(py, [bytes])?.into_any()])
+    }
+
+    /// Saves the filter to the file ``path`` (``OSError`` on failure).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let bytes = self.read().to_bytes().py(py)?;
+        py.detach(|| std::fs::write(&path, bytes))?;
+        Ok(())
+    }
+
+    /// The union: a new filter that holds every key of either (same
+    /// variant, size and hash key; the classic, partitioned, blocked and
+    /// split-block filters). Bit for bit the filter of all the keys.
+    fn __or__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<Filter> {
+        self.combined(py, other.get(), true)
+    }
+
+    /// The intersection: a new filter that holds every key of both (with
+    /// a false-positive rate that may exceed either's).
+    fn __and__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<Filter> {
+        self.combined(py, other.get(), false)
+    }
+
+    fn __ior__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<()> {
+        self.combine(py, other.get(), true)
+    }
+
+    fn __iand__(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<()> {
+        self.combine(py, other.get(), false)
+    }
+
+    /// Adds every key of ``other`` (``f |= g``); see ``__or__``.
+    fn union_update(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<()> {
+        self.combine(py, other.get(), true)
+    }
+
+    /// Keeps what both may hold (``f &= g``); see ``__and__``.
+    fn intersection_update(&self, py: Python<'_>, other: &Bound<'_, Filter>) -> PyResult<()> {
+        self.combine(py, other.get(), false)
+    }
+
+    /// The variant's name (``"classic"``, ``"blocked"``, …).
+    #[getter]
+    fn variant(&self) -> &'static str {
+        self.variant.name()
+    }
+
+    /// The number of keys the filter was sized for.
+    #[getter]
+    fn capacity(&self) -> usize {
+        self.read().capacity()
+    }
+
+    /// The false-positive rate the filter was built for.
+    #[getter]
+    fn fp(&self) -> f64 {
+        self.read().fp_rate()
+    }
+
+    /// The 16 bytes of the hash key (pass them as ``key=`` to build a
+    /// filter that merges with this one).
+    #[getter]
+    fn key<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.key.to_le_bytes())
+    }
+
+    /// The hash function's name (``"siphash"`` or ``"xxh3"``).
+    #[getter]
+    fn hash(&self) -> &'static str {
+        self.key.function().name()
+    }
+
+    /// The variant, sizes, rates and parameters as a dict.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let boxed = self.read();
+        let d = PyDict::new(py);
+        d.set_item("variant", self.variant.name())?;
+        d.set_item("len", boxed.len())?;
+        d.set_item("capacity", boxed.capacity())?;
+        d.set_item("fp_rate", boxed.fp_rate())?;
+        d.set_item("estimated_fp_rate", boxed.estimated_fp_rate())?;
+        d.set_item("estimated_items", boxed.estimated_items())?;
+        d.set_item("memory_bytes", boxed.memory_bytes())?;
+        d.set_item(
+            "bits_per_key",
+            boxed.memory_bytes() as f64 * 8.0 / boxed.capacity().max(1) as f64,
+        )?;
+        d.set_item("hash", self.key.function().name())?;
+        d.set_item("static", self.variant.is_static())?;
+        d.set_item("deletable", self.variant.supports_delete())?;
+        d.set_item("mergeable", tools::merges(self.variant))?;
+        let params = PyDict::new(py);
+        for (name, v) in boxed.parameters() {
+            params.set_item(name, value(py, v)?)?;
+        }
+        d.set_item("parameters", params)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        let boxed = self.read();
+        format!(
+            "approxset.Filter('{}', capacity={}, fp={}, len={})",
+            self.variant.name(),
+            boxed.capacity(),
+            boxed.fp_rate(),
+            boxed.len()
+        )
+    }
+}
+
+/// from_bytes(data)
+/// --
+///
+/// The filter saved in ``data`` (see ``Filter.from_bytes``).
+#[pyfunction]
+fn from_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Filter> {
+    Filter::from_bytes(py, data)
+}
+
+/// load(path, *, max_bytes=None)
+/// --
+///
+/// The filter saved in the file ``path`` by ``Filter.save``, the Rust
+/// library or the CLI. Reads at most ``max_bytes`` (default 2**40).
+/// Raises ``OSError`` for the file, ``CorruptFilterError`` for its content.
+#[pyfunction]
+#[pyo3(signature = (path, *, max_bytes = None))]
+fn load(py: Python<'_>, path: PathBuf, max_bytes: Option<u64>) -> PyResult<Filter> {
+    let limit = max_bytes.unwrap_or(DEFAULT_READ_LIMIT);
+    let boxed = py.detach(|| -> PyResult<approxset::Result<Boxed>> {
+        let file = std::fs::File::open(&path)?;
+        Ok(approxset::read_membership_from_limited(
+            std::io::BufReader::new(file),
+            limit,
+        ))
+    })?;
+    Filter::new(boxed.py(py)?)
+}
+
+/// The extension module.
+#[pymodule]
+fn _approxset(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Filter>()?;
+    m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::design, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::variants, m)?)?;
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+    m.add("VARIANTS", PyTuple::new(m.py(), names)?)?;
+    m.add("DEFAULT_READ_LIMIT", DEFAULT_READ_LIMIT)?;
+    Ok(())
+}
