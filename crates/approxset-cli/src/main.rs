@@ -219,7 +219,8 @@ impl From<io::Error> for CliError {
     }
 }
 
-/// `--fp`, the target false-positive rate of `build` and `compare`.
+/// `--fp`, the target false-positive rate of `build`, `compare` and
+/// `experiment sliding`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct TargetFp {
     /// Target false-positive rate, strictly between 0 and 1.

@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::keys::KeyList;
 use crate::output::{self, Column, Report, TableRow};
 use crate::plot::{self, Axis, Chart, Mark, Scale, Series, Style};
-use crate::{CliError, DEFAULT_SEED, check_count, check_fp};
+use crate::{CliError, DEFAULT_SEED, check_count};
 
 /// Examples shown by `approxset experiment sliding --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -42,14 +42,8 @@ pub(crate) struct SlidingArgs {
     )]
     windows: Vec<usize>,
 
-    /// Target false-positive rate, strictly between 0 and 1.
-    #[arg(
-        long = "fp",
-        value_name = "P",
-        default_value_t = 0.01,
-        allow_negative_numbers = true
-    )]
-    fp: f64,
+    #[command(flatten)]
+    fp: crate::TargetFp,
 
     /// Inserts streamed, in windows: passes·W keys per filter.
     #[arg(long, value_name = "N", default_value_t = 3)]
@@ -262,7 +256,7 @@ fn stream(
 
 /// Runs `approxset experiment sliding`.
 pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
-    let fp = check_fp("fp", args.fp)?;
+    let fp = args.fp.get()?;
     let queries = check_count("queries", args.queries)?;
     if !(1..=MAX_PASSES).contains(&args.passes) {
         return Err(CliError::usage(format!(
