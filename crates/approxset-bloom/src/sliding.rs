@@ -49,8 +49,8 @@ const FORMAT_VERSION: u16 = 3;
 /// (`docs/design.md`, "Sliding window").
 ///
 /// A time window ends a generation every `⌈T/r⌉` ticks instead of every
-/// `g` inserts: the keys of the last `T` ticks are always found, those
-/// older than `T + ⌈T/r⌉` are forgotten. More than `g` inserts in one
+/// `g` inserts: the keys of the last `r·⌈T/r⌉ ≥ T` ticks are always
+/// found, those older than `(r + 1)·⌈T/r⌉` are forgotten. More than `g` inserts in one
 /// generation lose nothing but raise the false-positive rate above `p`:
 /// [`is_overfilled`](Self::is_overfilled) says when.
 #[derive(Clone, PartialEq)]
