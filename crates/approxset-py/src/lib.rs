@@ -107,7 +107,12 @@ impl Filter {
         boxed
             .as_approx_set_mut()
             .and_then(|s| s.as_deletable_mut())
-            .ok_or_else(|| errors::to_py(py, approxset::Error::DeleteUnsupported { variant }))
+            .ok_or_else(|| Filter::cannot_delete(py, variant))
+    }
+
+    /// The error of a filter whose variant cannot delete.
+    fn cannot_delete(py: Python<'_>, variant: &'static str) -> PyErr {
+        errors::to_py(py, approxset::Error::DeleteUnsupported { variant })
     }
 
     /// An independent copy (through the binary format).
@@ -412,10 +417,13 @@ impl Filter {
     /// absent; a counting filter's 15 means saturated, at least 15.
     fn count(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         let digest = digest_of(&self.key, key)?;
-        let mut boxed = self.write();
-        Ok(Filter::deletable(py, &mut boxed)?
-            .count_digest(digest)
-            .value())
+        // A read: the shared lock, so counts run beside lookups.
+        let boxed = self.read();
+        let filter = boxed
+            .as_approx_set()
+            .and_then(|s| s.as_deletable())
+            .ok_or_else(|| Filter::cannot_delete(py, boxed.variant()))?;
+        Ok(filter.count_digest(digest).value())
     }
 
     /// Adds ``key`` unless the filter may already hold it; returns whether
