@@ -56,6 +56,7 @@ mod counters;
 mod counting;
 mod estimate;
 mod layout;
+mod paged;
 mod partitioned;
 mod persist;
 mod scalable;
@@ -72,6 +73,7 @@ pub use bloom::Bloom;
 pub use classic::BloomFilter;
 pub use counting::CountingBloomFilter;
 pub use layout::{Blocked, Classic, Layout, Partitioned, SplitBlock};
+pub use paged::{PagedBits, PagedCounters};
 pub use partitioned::PartitionedBloomFilter;
 pub use scalable::{
     DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_GROWTH, MIN_STAGES, MIN_TIGHTENING,

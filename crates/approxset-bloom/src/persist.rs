@@ -118,7 +118,7 @@ impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
     /// Reads and validates the parameters of a body of this layout and
     /// storage: every check but those of the cells themselves, the one
     /// home of the checks for a loaded filter and a view.
-    fn read_params(r: &mut Reader<'_>) -> Result<CellParams> {
+    pub(crate) fn read_params(r: &mut Reader<'_>) -> Result<CellParams> {
         if r.version() < L::FORMAT_VERSION {
             return Err(Error::corrupt(format!(
                 "a {} filter in a version-{} file: the variant is new in version {}",
@@ -153,7 +153,7 @@ impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
     }
 
     /// A body from its checked parameters and cells.
-    fn from_parts(p: CellParams, cells: C, key: HashKey) -> Self {
+    pub(crate) fn from_parts(p: CellParams, cells: C, key: HashKey) -> Self {
         Bloom {
             cells,
             hashes: p.hashes,

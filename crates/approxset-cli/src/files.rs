@@ -21,10 +21,14 @@
 //! file (`rewrite`), so no writer loses another's update; `build` takes it
 //! only for the rename. A writer waits for the lock, it does not fail.
 //! Readers (`query`, `info`) take no lock: the rename is atomic, so they
-//! see the old file or the new one, never a mix. They open a regular file
-//! through a read-only memory map ([`map_filter`]) and answer from it in
-//! place; a rename leaves the mapped file intact, so a reader that opened
-//! the old file keeps answering from it.
+//! see the old file or the new one, never a mix. They never map a file:
+//! `query` reads a version-4 file page by page with positioned reads
+//! ([`open_paged`]), checking each page against the file's page table
+//! before using it, and everything else whole ([`read_filter`]), checked
+//! whole; a rename leaves the opened file intact, so a reader that opened
+//! the old file keeps answering from it, and a file changed or truncated
+//! in place by another program is an error, never a wrong answer or a
+//! signal.
 //!
 //! Temporary files, `.NAME.PID.N.tmp` next to `NAME`, are registered while
 //! they exist and removed on every error path, on unwinding, and (on Unix)
@@ -61,6 +65,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use approxset::paged::PagedFilter;
 use approxset::{ApproxSet, Membership};
 
 use crate::{CliError, output};
@@ -241,104 +246,50 @@ pub(crate) fn load_insertable(
     approxset::load(&bytes).map_err(|e| load_error(path, &e))
 }
 
-/// The bytes of a saved filter opened for reading in place: a read-only
-/// memory map of a regular file, or what a bounded read of anything else
-/// (a FIFO, a device) gave.
-#[derive(Debug)]
-pub(crate) enum FilterBytes {
-    /// A regular file, mapped: its pages are read when a lookup touches
-    /// them (or shared from the page cache).
-    Mapped(memmap2::Mmap),
-    /// A stream, read whole by [`read_filter`].
-    Read(Vec<u8>),
-}
-
-impl std::ops::Deref for FilterBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            FilterBytes::Mapped(map) => map,
-            FilterBytes::Read(bytes) => bytes,
-        }
-    }
-}
-
-/// Opens the saved filter `path` for reading in place (`query`, `info`): a
-/// regular file through a memory map, so nothing is read before a lookup
-/// touches its page (read as `access` says); anything else as
-/// [`read_filter`] reads it (`limit`).
+/// The saved filter `path` opened to be read page by page
+/// ([`approxset::paged::PagedFilter`]): a regular file of format version 4
+/// and a variant with one flat payload; `None` for anything else (read it
+/// whole with [`read_filter`]).
 ///
 /// # Errors
-/// A failure naming the file when it cannot be opened or mapped, and as
-/// [`read_filter`].
-pub(crate) fn map_filter(
-    path: &Path,
-    limit: StreamLimit,
-    access: Access,
-) -> Result<FilterBytes, CliError> {
+/// A failure naming the file when it cannot be opened or its page table or
+/// first page is not as written.
+pub(crate) fn open_paged(path: &Path) -> Result<Option<PagedFilter>, CliError> {
     let (file, meta) = open_filter_file(path)?;
-    // An empty file has nothing to map; a stream cannot be mapped (and is
-    // read from the one open: a FIFO's writer meets one reader).
-    if !meta.is_file() || meta.len() == 0 {
-        return read_opened(path, &file, &meta, limit).map(FilterBytes::Read);
+    if !meta.is_file() || meta.len() < 16 {
+        return Ok(None);
     }
-    let map = map_read_only(&file).map_err(|e| cannot_read(path, &e))?;
-    if access == Access::Random {
-        // A hint only (no read-ahead around each lookup's page, which on
-        // a cold cache reads far more than the lookups need): a failure
-        // changes nothing.
-        let _ = map.advise(memmap2::Advice::Random);
+    let mut head = [0u8; 16];
+    approxset::format::PageRead::read_exact_at(&file, &mut head, 0)
+        .map_err(|e| load_error(path, &e))?;
+    if !PagedFilter::supports(&head) {
+        return Ok(None);
     }
-    Ok(FilterBytes::Mapped(map))
+    PagedFilter::open(Box::new(file), meta.len())
+        .map(Some)
+        .map_err(|e| load_error(path, &e))
 }
 
-/// How a mapped filter will be read, for the kernel's read-ahead.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Access {
-    /// A few lookups (`query` without `--verify`): no read-ahead.
-    Random,
-    /// The whole file (a checksum, `info`'s counts): the default.
-    Sequential,
+/// The error of a lookup in the filter file `path` that met a page that
+/// cannot be read or is not as written.
+pub(crate) fn damaged(path: &Path, error: &approxset::Error) -> CliError {
+    CliError::failure(format!(
+        "cannot answer from '{}': {error} (the file changed or is damaged)",
+        path.display()
+    ))
 }
 
-/// A read-only memory map of the whole of `file`, a regular file: the one
-/// `unsafe` call of the tool.
-#[allow(unsafe_code)]
-fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
-    // SAFETY: `Mmap::map` is unsafe because the mapped bytes must not
-    // change while the map is alive: Rust treats them as an immutable
-    // `&[u8]`. This tool never changes a filter file in place: `build`,
-    // `add`, `remove` and `merge` write a temporary file and rename it over
-    // the old one (`write_atomically`), which leaves the mapped inode, and
-    // so this map, as it was (the old filter keeps answering; the test
-    // `a_mapped_filter_outlives_its_replacement` checks it). Another
-    // program that rewrites or truncates the file in place breaks that
-    // contract: the map then shows its bytes as they change (the lookups,
-    // bounds-checked against the length checked at open, may answer
-    // wrongly), and past a truncation a read raises SIGBUS and ends the
-    // process, as for every program that maps files. The map lives only
-    // for one `query` or `info`.
-    unsafe { memmap2::Mmap::map(file) }
-}
-
-/// The filter in `bytes` (the file `path`) as a read-only view, checked
-/// as `approxset::view` checks it, the checksum too when `verify`: the
-/// lookups read the bytes in place. A scalable filter, which has no view,
-/// is loaded (a copy, checked in full).
+/// The filter in `bytes` (read whole from the file `path`), every check
+/// of `approxset::load` made, the checksum included, as a read-only view:
+/// the lookups read this copy. A variant that has no view is loaded.
 ///
 /// # Errors
 /// A failure naming the file when it is not a valid filter.
 pub(crate) fn open_filter<'a>(
     path: &Path,
     bytes: &'a [u8],
-    verify: bool,
 ) -> Result<Box<dyn Membership + Send + Sync + 'a>, CliError> {
-    let opened = if verify {
-        approxset::view_verified(bytes)
-    } else {
-        approxset::view(bytes)
-    };
-    match opened {
+    match approxset::view_verified(bytes) {
         Err(approxset::Error::Unsupported { .. }) => approxset::load_membership(bytes)
             .map(|f| -> Box<dyn Membership + Send + Sync + 'a> { f }),
         opened => opened,
@@ -878,37 +829,72 @@ mod tests {
     }
 
     #[test]
-    fn a_mapped_filter_outlives_its_replacement() {
-        let scratch = Scratch::new("mapped");
+    fn a_paged_filter_outlives_its_replacement() {
+        let scratch = Scratch::new("paged");
         let path = scratch.0.join("f.bin");
         for variant in [approxset::Variant::Classic, approxset::Variant::Cuckoo] {
             let old = saved(variant, "old", 2_000);
             write_atomically(&path, &old, "filter").unwrap();
-            let bytes = map_filter(&path, StreamLimit::default(), Access::Random).unwrap();
+            let paged = open_paged(&path).unwrap().expect("a version-4 file");
             assert!(
-                matches!(bytes, FilterBytes::Mapped(_)),
-                "a regular file is mapped"
+                (0..1000).all(|i| paged.contains_bytes(format!("old-{i}").as_bytes()).unwrap())
             );
-            let view = open_filter(&path, &bytes, false).unwrap();
-            assert!((0..1000).all(|i| view.contains(&format!("old-{i}"))));
             // Replaced through the writers' path (temporary file, rename)
             // by another filter of another size.
             let new = saved(variant, "new", 50_000);
             write_atomically(&path, &new, "filter").unwrap();
             assert_eq!(fs::read(&path).unwrap(), new);
-            // The open map still holds the old file, and the view answers
-            // as the old filter.
-            assert_eq!(&bytes[..], &old[..]);
-            assert_eq!(view.to_bytes().unwrap(), old);
-            assert!((0..1000).all(|i| view.contains(&format!("old-{i}"))));
+            // The open file is still the old one: the lookups answer as the
+            // old filter, from pages not read before too.
             let missed = (0..1000)
-                .filter(|i| !view.contains(&format!("new-{i}")))
+                .filter(|i| !paged.contains_bytes(format!("new-{i}").as_bytes()).unwrap())
                 .count();
             assert!(missed > 950, "{variant}: {missed} of the new keys absent");
-            // A new map sees the new filter.
-            let again = map_filter(&path, StreamLimit::default(), Access::Random).unwrap();
-            let view = open_filter(&path, &again, true).unwrap();
-            assert!((0..1000).all(|i| view.contains(&format!("new-{i}"))));
+            assert!(
+                (0..1000).all(|i| paged.contains_bytes(format!("old-{i}").as_bytes()).unwrap())
+            );
+            // A new opening sees the new filter.
+            let again = open_paged(&path).unwrap().unwrap();
+            assert!(
+                (0..1000).all(|i| again.contains_bytes(format!("new-{i}").as_bytes()).unwrap())
+            );
+        }
+    }
+
+    /// A file changed in place after it was opened: every lookup that
+    /// reads a page written since is an error, never an answer; one
+    /// truncated is an error too (a positioned read, not a signal).
+    #[test]
+    fn a_file_changed_in_place_is_an_error_not_an_answer() {
+        let scratch = Scratch::new("in-place");
+        let path = scratch.0.join("f.bin");
+        for variant in [approxset::Variant::Blocked, approxset::Variant::Cuckoo] {
+            let bytes = saved(variant, "k", 100_000);
+            fs::write(&path, &bytes).unwrap();
+            let paged = open_paged(&path).unwrap().unwrap();
+            // Overwritten with zeros where it lies (as `dd conv=notrunc`).
+            let file = OpenOptions::new().write(true).open(&path).unwrap();
+            use std::os::unix::fs::FileExt;
+            file.write_all_at(&vec![0u8; bytes.len() - 4096], 4096)
+                .unwrap();
+            let results: Vec<_> = (0..1000)
+                .map(|i| paged.contains_bytes(format!("k-{i}").as_bytes()))
+                .collect();
+            // Pages read before the overwrite (the first, the last word's)
+            // may still answer, rightly; no member is ever absent.
+            assert!(
+                results.iter().all(|r| matches!(r, Ok(true) | Err(_))),
+                "{variant}: a member answered absent"
+            );
+            let failed = results.iter().filter(|r| r.is_err()).count();
+            assert!(failed > 990, "{variant}: {failed} lookups failed");
+            // Truncated under an opened reader.
+            fs::write(&path, &bytes).unwrap();
+            let paged = open_paged(&path).unwrap().unwrap();
+            file.set_len(0).unwrap();
+            let err = paged.contains_bytes(b"k-1").unwrap_err();
+            assert!(matches!(err, approxset::Error::Io { .. }), "{err}");
+            assert!(err.to_string().contains("shorter"), "{err}");
         }
     }
 

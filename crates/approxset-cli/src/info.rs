@@ -236,11 +236,10 @@ fn record(file: &str, filter: &dyn Membership, header: &Header, bytes: &[u8]) ->
 
 /// Runs `approxset info`.
 pub(crate) fn run(args: &InfoArgs, json: bool) -> Result<(), CliError> {
-    // Every field but the counts of set cells (read when first asked for)
-    // comes from the header; the checksum is checked (one pass over the
-    // map), since `info` is where a damaged file should show.
-    let bytes = files::map_filter(&args.filter, args.limit, files::Access::Sequential)?;
-    let filter = files::open_filter(&args.filter, &bytes, true)?;
+    // Read whole and checked whole (every checksum), since `info` is where
+    // a damaged file should show, and its counts read every cell anyway.
+    let bytes = files::read_filter(&args.filter, args.limit)?;
+    let filter = files::open_filter(&args.filter, &bytes)?;
     let header = Header::parse(&bytes).map_err(|e| files::load_error(&args.filter, &e))?;
     let file = args.filter.display().to_string();
     record(&file, &*filter, &header, &bytes).print(json)

@@ -6,10 +6,13 @@
 //! input (the library's `contains("line")`). Answers to keys typed at a
 //! terminal come as the keys do.
 //!
-//! The filter file is opened in place (`files::map_filter`, a read-only
-//! memory map of a regular file, viewed with `approxset::view`): only the
-//! pages the keys touch are read, and everything but the checksum is
-//! checked; `--verify` checks the checksum too, reading the file once.
+//! A filter file of format version 4 is read page by page
+//! (`files::open_paged`, positioned reads): only the pages the keys touch
+//! are read, and each is checked against the file's page table before a
+//! byte of it is used, so a damaged, overwritten or truncated file is an
+//! error (exit 1), never an answer; `--verify` checks every page first.
+//! Older files, the variants without one flat payload and streams are
+//! read whole and checked whole first.
 //!
 //! With `--quiet` nothing is printed and the exit code answers, as with
 //! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
@@ -88,10 +91,10 @@ pub(crate) struct QueryArgs {
     #[command(flatten)]
     limit: files::StreamLimit,
 
-    /// Check the filter file's checksum before answering (reading the whole
-    /// file once). Without it the filter is opened in place through a
-    /// memory map and only the pages the keys touch are read: a file
-    /// written by `approxset` needs no check, a file from elsewhere does.
+    /// Check every page of the filter file before answering (reading the
+    /// whole file once). Without it only the pages the keys touch are
+    /// read, each checked before it is used, so no answer ever comes from
+    /// damaged bytes either way; --verify also finds damage elsewhere.
     #[arg(long)]
     verify: bool,
 
@@ -126,30 +129,53 @@ pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
         .filter
         .as_ref()
         .ok_or_else(|| CliError::usage("query needs --filter FILTER"))?;
-    let access = if args.verify {
-        files::Access::Sequential
-    } else {
-        files::Access::Random
-    };
-    let bytes = files::map_filter(path, args.limit, access)?;
+    if args.tick.is_none()
+        && let Some(paged) = files::open_paged(path)?
+    {
+        if args.verify {
+            paged
+                .verify_all()
+                .map_err(|e| files::load_error(path, &e))?;
+        }
+        return answer(args, json, |key| {
+            paged
+                .contains_bytes(key)
+                .map_err(|e| files::damaged(path, &e))
+        });
+    }
+    // A file of an earlier version (one checksum for the whole), a variant
+    // without a flat payload, or a stream: read whole and checked whole,
+    // then answered from this copy.
+    let bytes = files::read_filter(path, args.limit)?;
     let filter = match args.tick {
-        None => files::open_filter(path, &bytes, args.verify)?,
+        None => files::open_filter(path, &bytes)?,
         // Loaded whole (its checksum checked) and moved to the tick in
         // memory; the file is not changed.
         Some(tick) => Box::new(crate::sliding::load_at(path, &bytes, tick)?),
     };
+    answer(args, json, |key| Ok(filter.contains_bytes(key)))
+}
+
+/// Answers every key with `contains`, as `args` asks (quiet, JSON or
+/// lines); the answers given before a failing lookup are printed before
+/// its error.
+fn answer(
+    args: &QueryArgs,
+    json: bool,
+    contains: impl Fn(&[u8]) -> Result<bool, CliError>,
+) -> Result<u8, CliError> {
     if args.quiet {
         let mut all_present = true;
         args.keys.for_each(|key| {
-            all_present &= filter.contains_bytes(key);
+            all_present &= contains(key)?;
             Ok(())
         })?;
         return Ok(if all_present { 0 } else { EXIT_ABSENT });
     }
     let mut answers = Answers::new(args.keys.read_stdin());
     let mut rows = Vec::new();
-    args.keys.for_each(|key| {
-        let present = filter.contains_bytes(key);
+    let looked_up = args.keys.for_each(|key| {
+        let present = contains(key)?;
         if json {
             rows.push(QueryRow {
                 key: key_string(key),
@@ -159,7 +185,12 @@ pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
         } else {
             answers.line(key, word(present, "present", "absent"))
         }
-    })?;
+    });
+    if let Err(e) = looked_up {
+        // The answers already computed came from checked bytes: give them.
+        answers.finish()?;
+        return Err(e);
+    }
     if json {
         answers.json(&rows)?;
     }

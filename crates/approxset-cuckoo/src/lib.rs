@@ -31,6 +31,7 @@ mod bucket;
 mod builder;
 mod filter;
 mod kick;
+mod paged;
 mod persist;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -43,6 +44,7 @@ pub use approxset_core::{Count, Error, Removal, Result};
 pub use builder::CuckooBuilder;
 pub use filter::CuckooFilter;
 pub use kick::MAX_KICKS;
+pub use paged::CuckooFilterPaged;
 pub use sizing::{CuckooPlan, MIN_FP_RATE};
 pub use view::CuckooFilterView;
 

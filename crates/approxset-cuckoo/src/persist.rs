@@ -6,7 +6,7 @@ use approxset_core::{Error, HashKey, Result};
 
 use crate::CuckooFilter;
 use crate::kick::{Victim, Xorshift};
-use crate::table::{MAX_BITS, MIN_BITS, Table, supported};
+use crate::table::{MAX_BITS, MIN_BITS, SLOTS, Table, supported};
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl CuckooFilter {
@@ -158,6 +158,13 @@ impl<S: Words> Saved<Table<S>> {
                 bucket: victim_bucket as usize,
             }),
         };
+        // Cheap, so a view makes it too: the exact count is `check_count`'s.
+        let room = u128::from(buckets) * SLOTS as u128 + u128::from(victim.is_some());
+        if len as u128 > room {
+            return Err(Error::corrupt(format!(
+                "len {len} is more than the {room} fingerprints the table and stash hold"
+            )));
+        }
         Ok(Saved {
             table,
             victim,

@@ -30,10 +30,14 @@ use crate::error::{Error, Result};
 use crate::hash::{HashFunction, HashKey};
 
 mod checksum;
+mod pages;
 mod stream;
 mod words;
 
 pub use checksum::checksum;
+pub use pages::{
+    PAGE_LEN, PAGED_VERSION, PageLayout, PageRead, PageTable, PagedWords, Pages, page_checksum,
+};
 pub use stream::{DEFAULT_READ_LIMIT, read_all, read_all_limited};
 pub use words::{LeWords, Words};
 
@@ -43,18 +47,18 @@ pub const MAGIC: [u8; 4] = *b"APXS";
 /// The newest format version this library reads and writes. Version 2
 /// added the probe scheme of the Bloom filters' cell parameters
 /// ([`ProbeScheme`](crate::ProbeScheme)) and the split-block filter
-/// ([`tag::SPLIT_BLOCK`]); version 3 (this release) records the
-/// [`HashFunction`] in byte 7, which was 0 before. A filter is written in
-/// the oldest version that describes it, so a file a filter of version 1
-/// was loaded from is written back byte for byte, the variants that did not
-/// change (blocked, cuckoo) stay version 1 for older readers, and only a
-/// filter hashed with another function than SipHash-1-3 is version 3.
-pub const VERSION: u16 = 3;
+/// ([`tag::SPLIT_BLOCK`]); version 3 records the [`HashFunction`] in byte
+/// 7, which was 0 before; version 4 (this release) ends the file with a
+/// checksum per 4 KiB page ([`PageTable`]) instead of one of the whole,
+/// so a reader can check exactly the pages a lookup reads. Every filter is
+/// written in version 4; files of versions 1 to 3 load and answer as
+/// before, checked whole.
+pub const VERSION: u16 = 4;
 
 /// The first version that records the hash function (byte 7).
 pub const HASH_FUNCTION_VERSION: u16 = 3;
 
-/// The version [`Writer::new`] starts with: the first one.
+/// The oldest version this library reads.
 pub const FIRST_VERSION: u16 = 1;
 
 /// Bytes before the variant parameters.
@@ -140,23 +144,20 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Starts a filter of variant `tag` hashed with `key`; `capacity` is a
-    /// size hint in bytes. A key of another function than SipHash-1-3
-    /// records it in byte 7, which needs version 3; a SipHash-1-3 key
-    /// leaves byte 7 at 0, as every version wrote it.
+    /// Starts a filter of variant `tag` hashed with `key`, in format
+    /// version [`VERSION`] (its function's code in byte 7); `capacity` is a
+    /// size hint in bytes.
     pub fn new(tag: u8, key: HashKey, capacity: usize) -> Self {
-        let mut buf = Vec::with_capacity(capacity.saturating_add(HEADER_LEN + CHECKSUM_LEN));
+        let pages = capacity / PAGE_LEN + 1;
+        let mut buf =
+            Vec::with_capacity(capacity.saturating_add(HEADER_LEN + 8 * pages + CHECKSUM_LEN));
         buf.extend_from_slice(&MAGIC);
-        buf.extend_from_slice(&FIRST_VERSION.to_le_bytes());
+        buf.extend_from_slice(&VERSION.to_le_bytes());
         buf.push(tag);
         buf.push(key.function().code());
         buf.extend_from_slice(&0u64.to_le_bytes()); // total length, patched by finish
         buf.extend_from_slice(&key.to_le_bytes());
-        let mut w = Writer { buf };
-        if key.function() != HashFunction::SipHash13 {
-            w.require_version(HASH_FUNCTION_VERSION);
-        }
-        w
+        Writer { buf }
     }
 
     /// Appends a `u32`.
@@ -231,12 +232,12 @@ impl Writer {
         self
     }
 
-    /// Patches the total length, appends the checksum, and returns the bytes.
+    /// Patches the total length, appends the page table and its checksum
+    /// ([`PageTable`]), and returns the bytes.
     pub fn finish(mut self) -> Vec<u8> {
-        let total = (self.buf.len() + CHECKSUM_LEN) as u64;
+        let total = PageLayout::for_data(self.buf.len() as u64).total_len();
         self.buf[8..16].copy_from_slice(&total.to_le_bytes());
-        let sum = checksum(&self.buf);
-        self.buf.extend_from_slice(&sum.to_le_bytes());
+        pages::append_trailer(&mut self.buf);
         self.buf
     }
 }
@@ -379,9 +380,11 @@ impl Header {
     }
 }
 
-/// Checks the trailing checksum of `bytes`, one whole serialized filter:
-/// the one check that reads every byte, which [`Reader::open_unverified`]
-/// (and so a view) leaves out.
+/// Checks the checksums of `bytes`, one whole serialized filter: every
+/// page against the page table and the table's own checksum (version 4),
+/// or the one trailing checksum (versions 1 to 3). The one check that
+/// reads every byte, which [`Reader::open_unverified`] (and so a view)
+/// leaves out.
 ///
 /// ```
 /// # extern crate approxset_core as approxset;
@@ -395,8 +398,12 @@ impl Header {
 ///
 /// # Errors
 /// [`Error::ChecksumMismatch`]; [`Error::Truncated`] for fewer bytes than
-/// a checksum.
+/// a checksum; [`Error::Corrupt`] for a version-4 length that no page
+/// table fits.
 pub fn verify_checksum(bytes: &[u8]) -> Result<()> {
+    if pages::stated_version(bytes).is_some_and(|v| v >= PAGED_VERSION) {
+        return pages::verify_pages(bytes);
+    }
     let Some(at) = bytes.len().checked_sub(CHECKSUM_LEN) else {
         return Err(Error::Truncated {
             needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
@@ -409,6 +416,40 @@ pub fn verify_checksum(bytes: &[u8]) -> Result<()> {
     if stored != computed {
         return Err(Error::ChecksumMismatch { stored, computed });
     }
+    Ok(())
+}
+
+/// Recomputes the checksums of `bytes`, a whole serialized filter edited in
+/// place (its length unchanged), so that they match its bytes again: the
+/// page table and its checksum (version 4) or the trailing checksum. For
+/// tools and tests that forge files on purpose.
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::format::{Writer, reseal, tag, verify_checksum};
+/// use approxset::HashKey;
+/// let mut bytes = Writer::new(tag::CLASSIC, HashKey::from_seed(1), 0).finish();
+/// bytes[20] ^= 1;
+/// reseal(&mut bytes)?;
+/// assert!(verify_checksum(&bytes).is_ok());
+/// # Ok::<(), approxset_core::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`verify_checksum`], for bytes too short or of a length no page
+/// table fits.
+pub fn reseal(bytes: &mut Vec<u8>) -> Result<()> {
+    if pages::stated_version(bytes).is_some_and(|v| v >= PAGED_VERSION) {
+        return pages::reseal_pages(bytes);
+    }
+    let Some(at) = bytes.len().checked_sub(CHECKSUM_LEN) else {
+        return Err(Error::Truncated {
+            needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
+            available: bytes.len() as u64,
+        });
+    };
+    let sum = checksum(&bytes[..at]);
+    bytes[at..].copy_from_slice(&sum.to_le_bytes());
     Ok(())
 }
 
@@ -446,7 +487,11 @@ pub fn split_first(bytes: &[u8]) -> Result<(&[u8], &[u8])> {
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
     all: &'a [u8],
+    /// The data bytes at hand: all of them, or page 0 of a paged reader.
     body: &'a [u8],
+    /// The data's length (header, parameters, payload): `body.len()` but
+    /// for a paged reader, whose payload stays in the pages.
+    body_len: usize,
     pos: usize,
     tag: u8,
     version: u16,
@@ -506,13 +551,61 @@ impl<'a> Reader<'a> {
                 found: available,
             });
         }
+        let data_len = if header.version() >= PAGED_VERSION {
+            PageLayout::from_total(total)?.data_len() as usize
+        } else {
+            bytes.len() - CHECKSUM_LEN
+        };
+        if data_len < HEADER_LEN {
+            return Err(Error::corrupt(format!(
+                "total length {total} leaves no room for a header"
+            )));
+        }
         if verify {
             verify_checksum(bytes)?;
         }
-        let body = &bytes[..bytes.len() - CHECKSUM_LEN];
+        Self::with_header(bytes, &bytes[..data_len], data_len, header)
+    }
+
+    /// The reader of a version-4 file read through `pages`: page 0 (read
+    /// and checked against the page table) holds the header and the
+    /// parameters, and [`paged_words`](Self::paged_words) gives the
+    /// payload as words read through the pages, each checked when first
+    /// read. Every check of [`open_unverified`](Self::open_unverified) is
+    /// made; the pages a lookup never reads are never checked
+    /// ([`Pages::verify_all`] checks them all).
+    ///
+    /// # Errors
+    /// As [`open_unverified`](Self::open_unverified), and as
+    /// [`Pages::page`] for page 0; [`Error::Corrupt`] for parameters that
+    /// pass page 0.
+    pub fn open_paged(pages: &'a Pages) -> Result<Self> {
+        let first = pages.page(0)?;
+        let header = Header::parse(first)?;
+        let layout = pages.layout();
+        if header.version() < PAGED_VERSION || header.total_len() != layout.total_len() {
+            return Err(Error::corrupt(format!(
+                "the header states version {} and {} bytes, read as a version-{PAGED_VERSION}                  file of {}",
+                header.version(),
+                header.total_len(),
+                layout.total_len()
+            )));
+        }
+        let data_len = usize::try_from(layout.data_len())
+            .map_err(|_| Error::corrupt("the data does not fit this platform"))?;
+        if first.len() < HEADER_LEN {
+            return Err(Error::corrupt(format!(
+                "total length {} leaves no room for a header",
+                layout.total_len()
+            )));
+        }
+        Self::with_header(first, first, data_len, header)
+    }
+
+    fn with_header(all: &'a [u8], body: &'a [u8], body_len: usize, header: Header) -> Result<Self> {
         let function = header.check_tag_and_hash()?;
         let tag = header.tag();
-        let stored = HashKey::from_le_bytes(bytes[16..32].try_into().expect("16 bytes"));
+        let stored = HashKey::from_le_bytes(all[16..32].try_into().expect("16 bytes"));
         let key = stored.with_function(function);
         if key.to_parts() != stored.to_parts() {
             return Err(Error::corrupt(format!(
@@ -520,13 +613,23 @@ impl<'a> Reader<'a> {
             )));
         }
         Ok(Reader {
-            all: bytes,
+            all,
             body,
+            body_len,
             pos: HEADER_LEN,
             tag,
             version: header.version(),
             key,
         })
+    }
+
+    /// [`open_paged`](Self::open_paged), then checks the variant is
+    /// `expected`.
+    ///
+    /// # Errors
+    /// As [`open_paged`](Self::open_paged), and [`Error::WrongVariant`].
+    pub fn open_variant_paged(pages: &'a Pages, expected: u8) -> Result<Self> {
+        Self::open_paged(pages)?.expect_variant(expected)
     }
 
     /// [`open`](Self::open), then checks the variant is `expected`.
@@ -569,10 +672,15 @@ impl<'a> Reader<'a> {
     }
 
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        let rest = self.body.len() - self.pos;
+        let rest = self.body_len - self.pos;
         if n > rest {
             return Err(Error::corrupt(format!(
                 "{what} needs {n} bytes, only {rest} remain before the checksum"
+            )));
+        }
+        if n > self.body.len() - self.pos {
+            return Err(Error::corrupt(format!(
+                "{what} passes the first page of a file read page by page"
             )));
         }
         let out = &self.body[self.pos..self.pos + n];
@@ -652,7 +760,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// As [`words`](Self::words).
     pub fn le_words(&mut self, count: u64, what: &str) -> Result<LeWords<'a>> {
-        let rest = (self.body.len() - self.pos) as u64;
+        let rest = (self.body_len - self.pos) as u64;
         if count > rest / 8 {
             return Err(Error::corrupt(format!(
                 "{what} claims {count} words, the payload has {rest} bytes"
@@ -669,7 +777,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// [`Error::Corrupt`] when fewer bytes remain or a padding byte is not 0.
     pub fn bytes_padded(&mut self, count: u64, what: &str) -> Result<&'a [u8]> {
-        let rest = (self.body.len() - self.pos) as u64;
+        let rest = (self.body_len - self.pos) as u64;
         let padded = count.checked_next_multiple_of(8).unwrap_or(u64::MAX);
         if padded > rest {
             return Err(Error::corrupt(format!(
@@ -684,9 +792,32 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// The next `count` words read through `pages` (the pages this reader
+    /// was opened on with [`open_paged`](Self::open_paged)), checked as
+    /// [`words`](Self::words); nothing is read yet.
+    ///
+    /// # Errors
+    /// As [`words`](Self::words).
+    pub fn paged_words(
+        &mut self,
+        count: u64,
+        what: &str,
+        pages: &std::sync::Arc<Pages>,
+    ) -> Result<PagedWords> {
+        let rest = (self.body_len - self.pos) as u64;
+        if count > rest / 8 {
+            return Err(Error::corrupt(format!(
+                "{what} claims {count} words, the payload has {rest} bytes"
+            )));
+        }
+        let start = self.pos as u64;
+        self.pos += count as usize * 8;
+        pages.words(start..start + count * 8)
+    }
+
     /// Bytes left before the checksum.
     pub fn remaining(&self) -> usize {
-        self.body.len() - self.pos
+        self.body_len - self.pos
     }
 
     /// Checks that nothing is left before the checksum.
@@ -694,7 +825,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     /// [`Error::Corrupt`] when bytes remain.
     pub fn finish(self) -> Result<()> {
-        let rest = self.body.len() - self.pos;
+        let rest = self.body_len - self.pos;
         if rest != 0 {
             return Err(Error::corrupt(format!(
                 "{rest} bytes after the payload that the parameters do not account for"
@@ -718,7 +849,8 @@ mod tests {
     fn round_trip() {
         let bytes = sample();
         assert_eq!(&bytes[..4], b"APXS");
-        assert_eq!(bytes.len(), HEADER_LEN + 8 + 4 + 8 + 24 + CHECKSUM_LEN);
+        // One page: its checksum, then the table's.
+        assert_eq!(bytes.len(), HEADER_LEN + 8 + 4 + 8 + 24 + 8 + CHECKSUM_LEN);
         let mut r = Reader::open_variant(&bytes, tag::CLASSIC).unwrap();
         assert_eq!(r.key(), HashKey::from_parts(1, 2));
         assert_eq!(r.u64("bits").unwrap(), 1000);
@@ -761,8 +893,8 @@ mod tests {
         assert_eq!(
             Reader::open(&future).unwrap_err(),
             Error::UnsupportedVersion {
-                found: 4,
-                supported: 3
+                found: 5,
+                supported: 4
             }
         );
         let mut long = bytes.clone();
@@ -787,35 +919,97 @@ mod tests {
         );
     }
 
-    /// `sample()` with byte 7 set to `code` at `version`, checksum fixed.
+    /// `sample()` with byte 7 set to `code` at `version`, checksum fixed
+    /// (a file of an earlier version: the one checksum of the whole).
     fn with_hash_byte(version: u16, code: u8) -> Vec<u8> {
-        let mut bytes = sample();
+        let sample = sample();
+        let mut bytes = if version >= PAGED_VERSION {
+            sample
+        } else {
+            let layout = PageLayout::from_total(sample.len() as u64).unwrap();
+            let mut old = sample[..layout.data_len() as usize].to_vec();
+            old.extend_from_slice(&[0; CHECKSUM_LEN]);
+            let total = old.len() as u64;
+            old[8..16].copy_from_slice(&total.to_le_bytes());
+            old
+        };
         bytes[4..6].copy_from_slice(&version.to_le_bytes());
         bytes[7] = code;
-        let n = bytes.len() - CHECKSUM_LEN;
-        let sum = checksum(&bytes[..n]);
-        bytes[n..].copy_from_slice(&sum.to_le_bytes());
+        reseal(&mut bytes).unwrap();
         bytes
     }
 
     #[test]
-    fn siphash_leaves_the_version_and_byte_7_as_they_were() {
+    fn every_file_is_version_4_and_names_its_function() {
         let bytes = sample();
-        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), FIRST_VERSION);
+        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), VERSION);
         assert_eq!(bytes[7], 0);
         let r = Reader::open(&bytes).unwrap();
         assert_eq!(r.key().function(), HashFunction::SipHash13);
     }
 
     #[test]
-    fn another_function_is_version_3_with_its_code() {
+    fn earlier_versions_load_checked_whole() {
+        for version in [1, 2, 3] {
+            let bytes = with_hash_byte(version, 0);
+            let mut r = Reader::open(&bytes).unwrap();
+            assert_eq!(r.version(), version);
+            assert_eq!(r.u64("bits").unwrap(), 1000);
+            for i in 0..bytes.len() * 8 {
+                let mut bad = bytes.clone();
+                bad[i / 8] ^= 1 << (i % 8);
+                assert!(Reader::open(&bad).is_err(), "v{version}: flip {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_paged_reader_reads_the_parameters_from_page_0_and_the_words_through_pages() {
+        let mut w = Writer::new(tag::CLASSIC, HashKey::from_parts(1, 2), 0);
+        let words: Vec<u64> = (0..3000u64).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        w.u64(7).words(&words);
+        let bytes = w.finish();
+        let pages =
+            std::sync::Arc::new(Pages::open(Box::new(bytes.clone()), bytes.len() as u64).unwrap());
+        let mut r = Reader::open_paged(&pages).unwrap();
+        assert_eq!(r.u64("n").unwrap(), 7);
+        let paged = r.paged_words(3000, "payload", &pages).unwrap();
+        r.finish().unwrap();
+        assert!((0..3000).all(|i| paged.word(i) == words[i]));
+        assert!(pages.error().is_none());
+        pages.verify_all().unwrap();
+        // A damaged page is found when read, and recorded.
+        let mut bad = bytes.clone();
+        bad[3 * PAGE_LEN + 5] ^= 4;
+        let pages =
+            std::sync::Arc::new(Pages::open(Box::new(bad.clone()), bad.len() as u64).unwrap());
+        let mut r = Reader::open_paged(&pages).unwrap();
+        r.u64("n").unwrap();
+        let paged = r.paged_words(3000, "payload", &pages).unwrap();
+        assert_eq!(paged.word(10), words[10]);
+        assert!(pages.error().is_none());
+        let _ = paged.word((3 * PAGE_LEN - HEADER_LEN) / 8);
+        assert!(matches!(
+            pages.error(),
+            Some(Error::ChecksumMismatch { .. })
+        ));
+        assert!(verify_checksum(&bad).is_err() && pages.verify_all().is_err());
+        // A damaged table is found at once.
+        let mut bad = bytes.clone();
+        let at = bad.len() - 12;
+        bad[at] ^= 1;
+        assert!(Pages::open(Box::new(bad), bytes.len() as u64).is_err());
+    }
+
+    #[test]
+    fn another_function_is_named_in_byte_7() {
         let key = HashKey::from_parts(1, 2).with_function(HashFunction::Xxh3);
         let mut w = Writer::new(tag::CUCKOO, key, 0);
         w.u64(5);
         // A later `require_version(2)` does not lower it.
         w.require_version(2);
         let bytes = w.finish();
-        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 3);
+        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), VERSION);
         assert_eq!(bytes[7], 1);
         let r = Reader::open(&bytes).unwrap();
         assert_eq!(r.key(), key);
@@ -860,9 +1054,7 @@ mod tests {
         // A forged classic file (key bytes zeroed, as the function needs).
         let mut bytes = with_hash_byte(3, 2);
         bytes[16..32].fill(0);
-        let n = bytes.len() - CHECKSUM_LEN;
-        let sum = checksum(&bytes[..n]);
-        bytes[n..].copy_from_slice(&sum.to_le_bytes());
+        reseal(&mut bytes).unwrap();
         let err = Reader::open(&bytes).unwrap_err();
         assert!(matches!(err, Error::Corrupt { .. }), "{err}");
         assert!(
@@ -877,7 +1069,7 @@ mod tests {
         let mut w = Writer::new(tag::FUSE, HashKey::from_parts(0, 0), 0);
         w.bytes_padded(&[1, 2, 3]).u64(9);
         let bytes = w.finish();
-        assert_eq!(bytes.len(), HEADER_LEN + 8 + 8 + CHECKSUM_LEN);
+        assert_eq!(bytes.len(), HEADER_LEN + 8 + 8 + 8 + CHECKSUM_LEN);
         let mut r = Reader::open(&bytes).unwrap();
         assert_eq!(r.bytes_padded(3, "cells").unwrap(), [1, 2, 3]);
         assert_eq!(r.u64("after").unwrap(), 9);

@@ -208,7 +208,7 @@ mod tests {
         );
         // Flags and tags are checked before the body is read.
         let mut flagged = announcing(1 << 39);
-        flagged[7] = 1;
+        flagged[7] = 99;
         assert!(matches!(
             read_all(std::io::Cursor::new(flagged).chain(std::io::repeat(0))),
             Err(Error::Corrupt { .. })
