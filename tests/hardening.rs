@@ -9,7 +9,7 @@
 
 mod common;
 
-use approxset::format::{CHECKSUM_LEN, HEADER_LEN, checksum};
+use approxset::format::{CHECKSUM_LEN, HEADER_LEN};
 use approxset::prelude::*;
 use approxset::{ApproxSet, Error, HashFunction, ScalableBloomFilter, Variant, sizing};
 use common::proptest_config;
@@ -195,12 +195,7 @@ fn values(field: Field, original: u64, rng: &mut u64) -> Vec<u64> {
 
 /// `bytes` with `field` set to `value` and the checksum made valid again.
 fn forge(bytes: &[u8], field: Field, value: u64) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    out[field.at..field.at + field.width].copy_from_slice(&value.to_le_bytes()[..field.width]);
-    let body = out.len() - CHECKSUM_LEN;
-    let sum = checksum(&out[..body]);
-    out[body..].copy_from_slice(&sum.to_le_bytes());
-    out
+    common::forged(bytes, field.at, &value.to_le_bytes()[..field.width])
 }
 
 /// Inserts 1,000 fresh keys into `f` and checks every accepted one tests

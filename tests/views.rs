@@ -6,7 +6,7 @@
 
 mod common;
 
-use approxset::format::{CHECKSUM_LEN, HEADER_LEN, checksum};
+use approxset::format::HEADER_LEN;
 use approxset::prelude::*;
 use approxset::{
     BinaryFuseFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, Error,
@@ -254,7 +254,7 @@ fn damage_only_the_checksum_shows_is_left_to_verify() {
         let (f, _) = sample(variant, HashFunction::SipHash13);
         let bytes = f.to_bytes().unwrap();
         // A payload byte: the parameters are intact, so the view opens.
-        let bad = damaged(&bytes, bytes.len() - CHECKSUM_LEN - 20);
+        let bad = damaged(&bytes, common::data_of(&bytes).len() - 20);
         let what = variant.to_string();
         assert!(
             matches!(approxset::load(&bad), Err(Error::ChecksumMismatch { .. })),
@@ -287,12 +287,7 @@ fn damage_only_the_checksum_shows_is_left_to_verify() {
 /// `bytes` with `value` at `at` (little-endian, `width` bytes) and the
 /// checksum made valid again.
 fn forge(bytes: &[u8], at: usize, width: usize, value: u64) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    out[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
-    let body = out.len() - CHECKSUM_LEN;
-    let sum = checksum(&out[..body]);
-    out[body..].copy_from_slice(&sum.to_le_bytes());
-    out
+    common::forged(bytes, at, &value.to_le_bytes()[..width])
 }
 
 #[test]
@@ -312,7 +307,7 @@ fn huge_claims_fail_without_allocating() {
     assert!(matches!(err, Error::Corrupt { .. }), "{err}");
     // The view's memory is the payload it borrows, and nothing else.
     let view = BloomFilter::view(&bytes).unwrap();
-    let payload = bytes.len() - HEADER_LEN - 40 - CHECKSUM_LEN;
+    let payload = common::data_of(&bytes).len() - HEADER_LEN - 40;
     assert_eq!(view.memory_bytes(), payload);
     assert!(
         std::mem::size_of_val(&view) < 128,
@@ -338,7 +333,7 @@ proptest::proptest! {
     ) {
         let (f, _) = sample(variant, HashFunction::SipHash13);
         let bytes = f.to_bytes().unwrap();
-        let at = at % (bytes.len() - CHECKSUM_LEN);
+        let at = at % common::data_of(&bytes).len();
         let mut bad = bytes.clone();
         bad[at] = value;
         if fix_checksum {
