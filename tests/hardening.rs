@@ -9,7 +9,7 @@
 
 mod common;
 
-use approxset::format::{CHECKSUM_LEN, HEADER_LEN};
+use approxset::format::HEADER_LEN;
 use approxset::prelude::*;
 use approxset::{ApproxSet, Error, HashFunction, ScalableBloomFilter, Variant, sizing};
 use common::proptest_config;
