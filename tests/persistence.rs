@@ -260,7 +260,10 @@ fn golden_files_of_xxh3() {
         assert_eq!(g.hash_key().function(), HashFunction::Xxh3, "{variant}");
         assert_eq!(g.hash_key(), f.hash_key());
         assert!(members().all(|k| g.contains_bytes(&k)), "{variant}");
-        assert!(common::same_data(&golden, &g.to_bytes().unwrap()), "{variant}");
+        assert!(
+            common::same_data(&golden, &g.to_bytes().unwrap()),
+            "{variant}"
+        );
         // Only the function differs from the SipHash file: the same
         // parameters, other bits.
         let sip = sample(variant).to_bytes().unwrap();
@@ -439,7 +442,10 @@ fn specific_errors_behind_a_valid_checksum() {
         approxset::load(&too_many).unwrap_err(),
         approxset::view(&too_many).unwrap_err(),
     ] {
-        assert!(err.to_string().contains("the table and stash hold"), "{err}");
+        assert!(
+            err.to_string().contains("the table and stash hold"),
+            "{err}"
+        );
     }
     let any = patched(&cuckoo, p + 16, &u64::MAX.to_le_bytes());
     assert!(approxset::view(&any).is_err());
@@ -743,4 +749,21 @@ fn fuse_files_are_version_3_only() {
         ),
         "{e}"
     );
+}
+
+/// Every variant written page by page (`write_into`, what the CLI saves
+/// with) gives exactly its `to_bytes`, at sizes around page boundaries.
+#[test]
+fn streamed_writes_are_the_bytes() {
+    for &variant in Variant::INSERTABLE {
+        for n in [1usize, 10, 300, 3_000, 40_000] {
+            let mut f = variant.builder().seed(SEED).build(n, 0.01).unwrap();
+            for i in 0..n / 2 {
+                let _ = f.insert_bytes(format!("k-{i}").as_bytes());
+            }
+            let mut streamed = Vec::new();
+            f.write_into(&mut streamed).unwrap();
+            assert_eq!(streamed, f.to_bytes().unwrap(), "{variant} at {n}");
+        }
+    }
 }

@@ -555,5 +555,6 @@ approxset_core::impl_approx_set!(
     variant = C::NAME,
     batch,
     combine,
-    deletable
+    deletable,
+    streamed
 );

@@ -101,6 +101,15 @@ impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
         Ok(w.finish())
     }
 
+    /// Writes [`to_bytes`](Self::to_bytes) to `sink` page by page, without
+    /// a copy of the cells.
+    ///
+    /// # Errors
+    /// [`Error::Io`] from the sink.
+    pub fn write_into(&self, sink: &mut dyn std::io::Write) -> Result<()> {
+        approxset_core::format::write_streamed(C::TAG, self.key, sink, |w| self.write_body(w))
+    }
+
     pub(crate) fn write_body(&self, w: &mut Writer) {
         w.require_version(L::FORMAT_VERSION);
         CellParams {

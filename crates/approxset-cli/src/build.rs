@@ -318,10 +318,7 @@ fn save<F: Membership + ?Sized>(
     overfill: Option<Overfill>,
     json: bool,
 ) -> Result<(), CliError> {
-    let bytes = filter
-        .to_bytes()
-        .map_err(|e| CliError::failure(format!("cannot save '{}': {e}", args.output.display())))?;
-    files::replace_locked(&args.output, &bytes, "filter")?;
+    let file_bytes = files::save_filter(&args.output, filter, true, false)?;
     if let Some(overfill) = overfill {
         overfill.warn(&args.output);
     }
@@ -334,7 +331,7 @@ fn save<F: Membership + ?Sized>(
         target_fp: target,
         estimated_fp: filter.estimated_fp_rate(),
         bytes: filter.memory_bytes() as u64,
-        file_bytes: bytes.len() as u64,
+        file_bytes,
         output: args.output.display().to_string(),
         overfilled: overfill.is_some(),
     }

@@ -104,10 +104,7 @@ pub(crate) fn run(args: &MergeArgs, json: bool) -> Result<(), CliError> {
             ))
         })?;
     }
-    let bytes = merged
-        .to_bytes()
-        .map_err(|e| CliError::failure(format!("cannot save '{}': {e}", args.output.display())))?;
-    files::replace_locked(&args.output, &bytes, "filter")?;
+    let file_bytes = files::save_filter(&args.output, &*merged, true, false)?;
     let overfill = Overfill::of(&*merged);
     if let Some(overfill) = overfill {
         overfill.warn(&args.output);
@@ -121,7 +118,7 @@ pub(crate) fn run(args: &MergeArgs, json: bool) -> Result<(), CliError> {
         target_fp: merged.fp_rate(),
         estimated_fp: merged.estimated_fp_rate(),
         overfilled: overfill.is_some(),
-        bytes: bytes.len() as u64,
+        bytes: file_bytes,
         output: args.output.display().to_string(),
     }
     .print(json)

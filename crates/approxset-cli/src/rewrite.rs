@@ -142,13 +142,11 @@ where
     // size; the default limit covers one swapped in since.
     let old = files::read_filter(path, files::StreamLimit::default())?;
     let mut filter = load(path, &old)?;
+    // The file's bytes are not needed past the load: the new ones are
+    // compared with the file as they are written.
+    drop(old);
     let result = change(&mut *filter)?;
-    let new = filter
-        .to_bytes()
-        .map_err(|e| CliError::failure(format!("cannot save '{}': {e}", path.display())))?;
-    if new != old {
-        files::write_atomically(path, &new, "filter")?;
-    }
+    files::save_filter(path, &*filter, false, true)?;
     drop(lock);
     Ok(result)
 }

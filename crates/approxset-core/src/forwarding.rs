@@ -65,6 +65,9 @@ macro_rules! forward_approx_set {
             fn to_bytes(&self) -> Result<Vec<u8>> {
                 (**self).to_bytes()
             }
+            fn write_into(&self, sink: &mut dyn std::io::Write) -> Result<()> {
+                (**self).write_into(sink)
+            }
             fn as_any(&self) -> Option<&dyn Any> {
                 (**self).as_any()
             }

@@ -236,6 +236,11 @@ macro_rules! impl_approx_set {
             Some(self)
         }
     };
+    (@read streamed $ty:ty) => {
+        fn write_into(&self, sink: &mut dyn ::std::io::Write) -> $crate::Result<()> {
+            <$ty>::write_into(self, sink)
+        }
+    };
     (@read $other:ident $ty:ty) => {};
     (@write batch $ty:ty) => {
         #[inline]
@@ -259,6 +264,7 @@ macro_rules! impl_approx_set {
             Some(self)
         }
     };
+    (@write streamed $ty:ty) => {};
     (@write overfill $ty:ty) => {
         fn is_overfilled(&self) -> bool {
             <$ty>::is_overfilled(self)

@@ -196,6 +196,20 @@ pub trait Membership: fmt::Debug {
         })
     }
 
+    /// Writes [`to_bytes`](Self::to_bytes) to `sink`. The large flat
+    /// filters (the Bloom family, counting, cuckoo) write page by page
+    /// without a copy of themselves ([`format::write_streamed`](crate::format::write_streamed)),
+    /// so saving a filter of `S` bytes takes `S` plus a page table of
+    /// `S / 512` bytes, not `2S`; the default writes `to_bytes`.
+    ///
+    /// # Errors
+    /// As [`to_bytes`](Self::to_bytes), and [`Error::Io`](crate::Error::Io)
+    /// from the sink.
+    fn write_into(&self, sink: &mut dyn std::io::Write) -> Result<()> {
+        sink.write_all(&self.to_bytes()?)?;
+        Ok(())
+    }
+
     /// The filter as [`Any`], for downcasting a trait object to its
     /// concrete type (`f.as_any()?.downcast_ref::<BloomFilter>()`). Every
     /// approxset filter returns `Some` but the views of saved bytes

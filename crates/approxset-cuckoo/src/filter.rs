@@ -427,4 +427,4 @@ impl fmt::Debug for CuckooFilter {
     }
 }
 
-approxset_core::impl_approx_set!([] CuckooFilter, variant = "cuckoo", remove);
+approxset_core::impl_approx_set!([] CuckooFilter, variant = "cuckoo", remove, streamed);

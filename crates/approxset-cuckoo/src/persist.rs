@@ -16,7 +16,20 @@ impl CuckooFilter {
     /// None: every filter of the crate serializes. The `Result` is the
     /// trait's signature ([`Membership::to_bytes`](approxset_core::Membership::to_bytes)).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(Saved {
+        Ok(self.saved().write())
+    }
+
+    /// Writes [`to_bytes`](Self::to_bytes) to `sink` page by page, without
+    /// a copy of the table.
+    ///
+    /// # Errors
+    /// [`Error::Io`] from the sink.
+    pub fn write_into(&self, sink: &mut dyn std::io::Write) -> Result<()> {
+        self.saved().write_into(sink)
+    }
+
+    fn saved(&self) -> Saved<&crate::table::Table<Vec<u64>>> {
+        Saved {
             table: &self.table,
             victim: self.victim,
             rng: self.rng.0,
@@ -25,7 +38,6 @@ impl CuckooFilter {
             capacity: self.capacity,
             fp_rate: self.fp_rate,
         }
-        .write())
     }
 
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
@@ -76,8 +88,18 @@ pub(crate) struct Saved<T> {
 impl<S: Words> Saved<&Table<S>> {
     /// The filter in the binary format.
     pub(crate) fn write(&self) -> Vec<u8> {
+        let mut w = Writer::new(tag::CUCKOO, self.key, self.table.memory_bytes() + 80);
+        self.write_body(&mut w);
+        w.finish()
+    }
+
+    /// The filter in the binary format, written to `sink` page by page.
+    pub(crate) fn write_into(&self, sink: &mut dyn std::io::Write) -> Result<()> {
+        approxset_core::format::write_streamed(tag::CUCKOO, self.key, sink, |w| self.write_body(w))
+    }
+
+    fn write_body(&self, w: &mut Writer<'_>) {
         let table = self.table;
-        let mut w = Writer::new(tag::CUCKOO, self.key, table.memory_bytes() + 80);
         let (victim_fp, victim_bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
         w.u32(table.bits())
             .u32(0)
@@ -89,7 +111,6 @@ impl<S: Words> Saved<&Table<S>> {
             .u64(victim_bucket)
             .u64(self.rng)
             .words_from(table.words());
-        w.finish()
     }
 }
 

@@ -33,6 +33,7 @@ mod checksum;
 mod pages;
 mod stream;
 mod words;
+mod writer;
 
 pub use checksum::checksum;
 pub use pages::{
@@ -40,6 +41,7 @@ pub use pages::{
 };
 pub use stream::{DEFAULT_READ_LIMIT, read_all, read_all_limited};
 pub use words::{LeWords, Words};
+pub use writer::{Writer, write_streamed};
 
 /// The first four bytes of every serialized filter.
 pub const MAGIC: [u8; 4] = *b"APXS";
@@ -133,112 +135,6 @@ pub mod tag {
             HashFunction::ParquetXxh64 => tag == SPLIT_BLOCK,
             _ => true,
         }
-    }
-}
-
-/// Writes a filter in the format: header, then parameters and payload
-/// through the `u32`/`u64`/`f64`/`words` calls, then [`finish`](Self::finish).
-#[derive(Debug)]
-pub struct Writer {
-    buf: Vec<u8>,
-}
-
-impl Writer {
-    /// Starts a filter of variant `tag` hashed with `key`, in format
-    /// version [`VERSION`] (its function's code in byte 7); `capacity` is a
-    /// size hint in bytes.
-    pub fn new(tag: u8, key: HashKey, capacity: usize) -> Self {
-        let pages = capacity / PAGE_LEN + 1;
-        let mut buf =
-            Vec::with_capacity(capacity.saturating_add(HEADER_LEN + 8 * pages + CHECKSUM_LEN));
-        buf.extend_from_slice(&MAGIC);
-        buf.extend_from_slice(&VERSION.to_le_bytes());
-        buf.push(tag);
-        buf.push(key.function().code());
-        buf.extend_from_slice(&0u64.to_le_bytes()); // total length, patched by finish
-        buf.extend_from_slice(&key.to_le_bytes());
-        Writer { buf }
-    }
-
-    /// Appends a `u32`.
-    pub fn u32(&mut self, v: u32) -> &mut Self {
-        self.buf.extend_from_slice(&v.to_le_bytes());
-        self
-    }
-
-    /// Appends a `u64`.
-    pub fn u64(&mut self, v: u64) -> &mut Self {
-        self.buf.extend_from_slice(&v.to_le_bytes());
-        self
-    }
-
-    /// Appends an `f64` (its IEEE 754 bits).
-    pub fn f64(&mut self, v: f64) -> &mut Self {
-        self.u64(v.to_bits())
-    }
-
-    /// Appends words already in the format's little-endian bytes (a view's
-    /// payload), as they are.
-    pub fn le_words(&mut self, words: LeWords<'_>) -> &mut Self {
-        self.buf.extend_from_slice(words.bytes());
-        self
-    }
-
-    /// Appends the words of any source, little-endian: a filter's own or a
-    /// view's (copied as they lie).
-    pub fn words_from<W: Words + ?Sized>(&mut self, words: &W) -> &mut Self {
-        if let Some(bytes) = words.le_bytes() {
-            self.buf.extend_from_slice(bytes);
-            return self;
-        }
-        self.buf.reserve(words.word_count() * 8);
-        for i in 0..words.word_count() {
-            self.buf.extend_from_slice(&words.word(i).to_le_bytes());
-        }
-        self
-    }
-
-    /// Appends words, little-endian.
-    pub fn words(&mut self, words: &[u64]) -> &mut Self {
-        self.buf.reserve(words.len() * 8);
-        for w in words {
-            self.buf.extend_from_slice(&w.to_le_bytes());
-        }
-        self
-    }
-
-    /// Appends raw bytes (a payload of narrower cells than words, such as
-    /// a fuse filter's fingerprints), then zero bytes up to a whole number
-    /// of 8-byte words, so the payload stays word-sized.
-    pub fn bytes_padded(&mut self, bytes: &[u8]) -> &mut Self {
-        self.buf.extend_from_slice(bytes);
-        let pad = bytes.len().next_multiple_of(8) - bytes.len();
-        self.buf.resize(self.buf.len() + pad, 0);
-        self
-    }
-
-    /// Raises the envelope's version to `version` (never lowers it): a
-    /// filter calls this for a feature that needs a newer version, so the
-    /// file is written in the oldest version that can describe it.
-    ///
-    /// # Panics
-    /// When `version` is above [`VERSION`], which this library cannot read.
-    pub fn require_version(&mut self, version: u16) -> &mut Self {
-        assert!(version <= VERSION, "format version {version} is unknown");
-        let current = u16::from_le_bytes([self.buf[4], self.buf[5]]);
-        if version > current {
-            self.buf[4..6].copy_from_slice(&version.to_le_bytes());
-        }
-        self
-    }
-
-    /// Patches the total length, appends the page table and its checksum
-    /// ([`PageTable`]), and returns the bytes.
-    pub fn finish(mut self) -> Vec<u8> {
-        let total = PageLayout::for_data(self.buf.len() as u64).total_len();
-        self.buf[8..16].copy_from_slice(&total.to_le_bytes());
-        pages::append_trailer(&mut self.buf);
-        self.buf
     }
 }
 
