@@ -59,6 +59,7 @@ mod layout;
 mod partitioned;
 mod persist;
 mod scalable;
+mod shared_counting;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod sliding;
