@@ -48,7 +48,7 @@ trait Target: Sync {
     fn remove(&self, key: u64);
 }
 
-impl<F: Deletable + Send + 'static> Target for Sharded<F> {
+impl<F: approxset::sharded::ShardFilter> Target for Sharded<F> {
     #[inline]
     fn contains(&self, key: u64) -> bool {
         self.contains_shared(&key)

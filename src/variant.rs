@@ -10,6 +10,7 @@ use approxset_bloom::{
     SplitBlockBloomFilter,
 };
 use approxset_core::format::tag;
+use approxset_core::sharded::ShardFilter;
 use approxset_core::{
     ApproxSet, BuildOptions, ConcurrentDeletable, Deletable, Error, HashFunction, Key, Membership,
     Result, Sharded,
@@ -449,23 +450,23 @@ pub struct VariantBuilder {
 
 /// The boxes a [`Sharded`] filter is built into.
 trait FromSharded: Sized {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self;
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self;
 }
 
 impl FromSharded for Box<dyn ApproxSet + Send + Sync> {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self {
         Box::new(filter)
     }
 }
 
 impl FromSharded for Box<dyn Deletable + Send + Sync> {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self {
         Box::new(filter)
     }
 }
 
 impl FromSharded for Box<dyn ConcurrentDeletable + Send + Sync> {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self {
         Box::new(filter)
     }
 }

@@ -34,6 +34,7 @@ mod kick;
 mod persist;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shared;
 mod sizing;
 mod table;
 mod view;
@@ -43,6 +44,7 @@ pub use approxset_core::{Count, Error, Removal, Result};
 pub use builder::CuckooBuilder;
 pub use filter::CuckooFilter;
 pub use kick::MAX_KICKS;
+pub use shared::{CuckooLocal, SharedCuckoo};
 pub use sizing::{CuckooPlan, MIN_FP_RATE};
 pub use view::CuckooFilterView;
 
