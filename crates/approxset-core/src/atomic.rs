@@ -164,7 +164,7 @@ mod tests {
     #[test]
     fn words_start_on_a_cache_line_and_round_trip() {
         for n in [0usize, 1, 7, 8, 100] {
-            let w = AtomicWords::from_words((0..n as u64).map(|i| i * 3)).unwrap();
+            let w = AtomicWords::from_words((0..n).map(|i| i as u64 * 3)).unwrap();
             assert_eq!(w.word_count(), n);
             assert_eq!(w.atomics().as_ptr() as usize % 64, 0);
             assert!(w.iter().eq((0..n as u64).map(|i| i * 3)));
