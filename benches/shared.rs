@@ -28,8 +28,8 @@ use std::hint::black_box;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use approxset::prelude::*;
 use approxset::hash::mix64;
+use approxset::prelude::*;
 use approxset::sharded::{ShardFilter, shard_capacity, shards_for};
 use approxset::{CountingBloomFilter, CuckooFilter, Sharded};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -73,7 +73,9 @@ impl<F> Locked<F> {
     fn new(shards: usize, build: impl Fn(usize) -> F) -> Self {
         let cap = shard_capacity(N, shards);
         Locked {
-            shards: (0..shards).map(|_| Padded(Mutex::new(build(cap)))).collect(),
+            shards: (0..shards)
+                .map(|_| Padded(Mutex::new(build(cap))))
+                .collect(),
         }
     }
 
@@ -120,9 +122,7 @@ impl<F: Deletable + Send> Target for Private<F> {
     }
     #[inline]
     fn insert(&self, key: u64) {
-        self.own(key)
-            .insert(&key)
-            .expect("sized for the live keys");
+        self.own(key).insert(&key).expect("sized for the live keys");
     }
     #[inline]
     fn remove(&self, key: u64) {

@@ -98,12 +98,14 @@ pub use approxset_core::{
 
 pub use approxset_core::{Sharded, sharded};
 
-/// A [`CountingBloomFilter`] per shard, each behind its own lock: inserts,
-/// removes and lookups from many threads through `&self`.
+/// A [`CountingBloomFilter`] per shard: inserts, removes and lookups from
+/// many threads through `&self`, lookups reading atomic counters without a
+/// lock, writes locking one shard.
 pub type ShardedCountingFilter = Sharded<CountingBloomFilter>;
 
-/// A [`CuckooFilter`] per shard, each behind its own lock: inserts,
-/// removes and lookups from many threads through `&self`.
+/// A [`CuckooFilter`] per shard: inserts, removes and lookups from many
+/// threads through `&self`, lookups reading atomic slots without a lock
+/// (read again when a kick overlapped), writes locking one shard.
 pub type ShardedCuckooFilter = Sharded<CuckooFilter>;
 
 pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};

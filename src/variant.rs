@@ -478,7 +478,7 @@ impl VariantBuilder {
     /// [`build_deletable`](Self::build_deletable) and
     /// [`build_shared`](Self::build_shared) then give a [`Sharded`] filter of
     /// [`shards_for(threads)`](crate::sharded::shards_for) shards (counting
-    /// and cuckoo only), each behind its own lock. A
+    /// and cuckoo only), read without a lock, each written under its own. A
     /// [`max_bytes`](Self::max_bytes) limit is for all the shards together;
     /// [`build_from`](Self::build_from) ignores `shared` (its filter is for
     /// reading).

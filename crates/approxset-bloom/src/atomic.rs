@@ -3,8 +3,8 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use approxset_core::format::{Reader, Writer};
 use approxset_core::atomic::AtomicWords;
+use approxset_core::format::{Reader, Writer};
 use approxset_core::{ConcurrentApproxSet, Digest, Error, Result, Value};
 
 use crate::BlockedBloomFilter;

@@ -9,8 +9,8 @@ use approxset_core::{Digest, Error, Result, Value};
 pub use crate::atomic::AtomicBits;
 pub use crate::bits::BitVec;
 pub use crate::counters::Counters;
-pub use crate::shared_counting::AtomicCounters;
 use crate::layout::{Classic, Layout};
+pub use crate::shared_counting::AtomicCounters;
 pub use crate::view::{BitsView, CountersView};
 
 pub(crate) mod sealed {

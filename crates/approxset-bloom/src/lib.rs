@@ -59,9 +59,9 @@ mod layout;
 mod partitioned;
 mod persist;
 mod scalable;
-mod shared_counting;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shared_counting;
 mod sliding;
 mod split_block;
 mod view;

@@ -99,10 +99,7 @@ impl CellsRead<Classic> for AtomicCounters {
     }
     fn describe(&self) -> Vec<(&'static str, Value)> {
         let (nonzero, saturated) = count_nibbles(&self.words);
-        vec![
-            ("nonzero", nonzero.into()),
-            ("saturated", saturated.into()),
-        ]
+        vec![("nonzero", nonzero.into()), ("saturated", saturated.into())]
     }
 }
 

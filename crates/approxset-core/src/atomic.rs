@@ -130,9 +130,7 @@ impl Words for AtomicWords {
 
     #[inline(always)]
     fn block<const N: usize>(&self, at: usize) -> [u64; N] {
-        let words: &[AtomicU64; N] = self.atomics()[at..at + N]
-            .try_into()
-            .expect("N words");
+        let words: &[AtomicU64; N] = self.atomics()[at..at + N].try_into().expect("N words");
         words.each_ref().map(|w| w.load(Ordering::Relaxed))
     }
 }

@@ -105,8 +105,11 @@ pub trait ShardFilter: Deletable + Send + Sized + 'static {
     ///
     /// # Errors
     /// As [`ApproxSet::insert_digest`], and then nothing changes.
-    fn insert_locked(shared: &Self::Shared, local: &mut Self::Local, digest: Digest)
-    -> Result<bool>;
+    fn insert_locked(
+        shared: &Self::Shared,
+        local: &mut Self::Local,
+        digest: Digest,
+    ) -> Result<bool>;
     /// [`ApproxSet::insert_digest_if_absent`], the shard's lock held: by
     /// default a lookup, then an insert when it says absent, one step as
     /// no other write on the shard comes between them.
@@ -167,7 +170,10 @@ impl<F: ShardFilter> Shard<F> {
     fn get_mut(&mut self) -> (&mut F::Shared, &mut F::Local) {
         (
             &mut self.shared.0,
-            self.lock.0.get_mut().unwrap_or_else(PoisonError::into_inner),
+            self.lock
+                .0
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
         )
     }
 
@@ -368,11 +374,7 @@ impl<F: ShardFilter> Sharded<F> {
 
     /// Runs `write` on the shard of `digest`, under its lock.
     #[inline]
-    fn write<T>(
-        &self,
-        digest: Digest,
-        write: impl FnOnce(&F::Shared, &mut F::Local) -> T,
-    ) -> T {
+    fn write<T>(&self, digest: Digest, write: impl FnOnce(&F::Shared, &mut F::Local) -> T) -> T {
         let shard = self.shard(digest);
         write(&shard.shared.0, &mut shard.lock())
     }
@@ -415,11 +417,7 @@ impl<F: ShardFilter> fmt::Debug for Sharded<F> {
 impl<F: ShardFilter> Clone for Sharded<F> {
     fn clone(&self) -> Self {
         Sharded {
-            shards: self
-                .shards
-                .iter()
-                .map(|s| Shard::new(s.filter()))
-                .collect(),
+            shards: self.shards.iter().map(|s| Shard::new(s.filter())).collect(),
             mask: self.mask,
             key: self.key,
             capacity: self.capacity,

@@ -27,6 +27,12 @@ pub(crate) struct Victim {
 #[derive(Clone, Copy)]
 pub(crate) struct Xorshift(pub(crate) u64);
 
+impl std::fmt::Debug for Xorshift {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Xorshift")
+    }
+}
+
 impl Xorshift {
     /// The generator a filter with `key` starts with.
     pub(crate) fn from_key(key: HashKey) -> Self {
@@ -91,7 +97,8 @@ impl<S: SetWords> Slots<'_, S> {
     /// Inserts `digest`; see [`CuckooFilter::insert_digest`].
     #[inline(always)]
     pub(crate) fn insert<W: Width>(&mut self, digest: Digest) -> Result<bool> {
-        let (copies, fp, [(i1, b1), (i2, b2)]) = copies_in::<W, S>(self.table, *self.victim, digest);
+        let (copies, fp, [(i1, b1), (i2, b2)]) =
+            copies_in::<W, S>(self.table, *self.victim, digest);
         let copies = copies as usize;
         if copies >= 2 * SLOTS {
             return Err(Error::TooManyCopies { limit: 2 * SLOTS });

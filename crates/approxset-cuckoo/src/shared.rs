@@ -92,12 +92,6 @@ pub struct CuckooLocal {
     len: usize,
 }
 
-impl std::fmt::Debug for Xorshift {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Xorshift")
-    }
-}
-
 /// The shard's words as its writer stores into them, with the version
 /// the moves bump.
 struct Writing<'a> {
@@ -148,7 +142,9 @@ impl SetWords for Writing<'_> {
     #[inline(always)]
     fn end_moves(&mut self, stash_fp: u64, stash_bucket: usize) {
         let guard = &self.shared.guard;
-        guard.stash_bucket.store(stash_bucket as u64, Ordering::Relaxed);
+        guard
+            .stash_bucket
+            .store(stash_bucket as u64, Ordering::Relaxed);
         guard.stash_fp.store(stash_fp, Ordering::Relaxed);
         guard
             .version

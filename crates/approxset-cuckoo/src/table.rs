@@ -7,9 +7,7 @@ use approxset_core::format::Words;
 use approxset_core::sizing::zeroed_words;
 use approxset_core::{Error, Result};
 
-pub(crate) use crate::width::{
-    MAX_BITS, MIN_BITS, SLOTS, SetWords, Width, supported, with_width,
-};
+pub(crate) use crate::width::{MAX_BITS, MIN_BITS, SLOTS, SetWords, Width, supported, with_width};
 
 /// Buckets of four `bits`-bit slots, packed in `u64` words: the filter's
 /// own (`Vec<u64>`), or a saved payload read in place (`LeWords`, a view's).
