@@ -14,7 +14,7 @@
 //!   [`ScalableBloomFilter`] (grows), [`SlidingBloomFilter`] (remembers a
 //!   sliding window of the last inserts) and [`AtomicBloomFilter`] (shared
 //!   by threads without a lock); [`Sharded`] shares a deletable filter
-//!   between threads, a lock per shard.
+//!   between threads, lookups without a lock, writes locking one shard.
 //! - The traits, all object safe: [`Membership`], the lookups every filter
 //!   answers, with its generic methods in [`MembershipExt`]; [`ApproxSet`]
 //!   for the filters that take inserts, with [`ApproxSetExt`];

@@ -188,7 +188,6 @@ impl ShardFilter for CountingBloomFilter {
 
 #[cfg(test)]
 mod tests {
-    use approxset_core::prelude::*;
 
     use super::*;
 
