@@ -14,7 +14,7 @@
 //!   [`ScalableBloomFilter`] (grows), [`SlidingBloomFilter`] (remembers a
 //!   sliding window of the last inserts) and [`AtomicBloomFilter`] (shared
 //!   by threads without a lock); [`Sharded`] shares a deletable filter
-//!   between threads, a lock per shard.
+//!   between threads, lookups without a lock, writes locking one shard.
 //! - The traits, all object safe: [`Membership`], the lookups every filter
 //!   answers, with its generic methods in [`MembershipExt`]; [`ApproxSet`]
 //!   for the filters that take inserts, with [`ApproxSetExt`];
@@ -99,12 +99,14 @@ pub use approxset_core::{
 
 pub use approxset_core::{Sharded, sharded};
 
-/// A [`CountingBloomFilter`] per shard, each behind its own lock: inserts,
-/// removes and lookups from many threads through `&self`.
+/// A [`CountingBloomFilter`] per shard: inserts, removes and lookups from
+/// many threads through `&self`, lookups reading atomic counters without a
+/// lock, writes locking one shard.
 pub type ShardedCountingFilter = Sharded<CountingBloomFilter>;
 
-/// A [`CuckooFilter`] per shard, each behind its own lock: inserts,
-/// removes and lookups from many threads through `&self`.
+/// A [`CuckooFilter`] per shard: inserts, removes and lookups from many
+/// threads through `&self`, lookups reading atomic slots without a lock
+/// (read again when a kick overlapped), writes locking one shard.
 pub type ShardedCuckooFilter = Sharded<CuckooFilter>;
 
 pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};

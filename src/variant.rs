@@ -10,6 +10,7 @@ use approxset_bloom::{
     SplitBlockBloomFilter,
 };
 use approxset_core::format::tag;
+use approxset_core::sharded::ShardFilter;
 use approxset_core::{
     ApproxSet, BuildOptions, ConcurrentDeletable, Deletable, Error, HashFunction, Key, Membership,
     Result, Sharded,
@@ -449,23 +450,23 @@ pub struct VariantBuilder {
 
 /// The boxes a [`Sharded`] filter is built into.
 trait FromSharded: Sized {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self;
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self;
 }
 
 impl FromSharded for Box<dyn ApproxSet + Send + Sync> {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self {
         Box::new(filter)
     }
 }
 
 impl FromSharded for Box<dyn Deletable + Send + Sync> {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self {
         Box::new(filter)
     }
 }
 
 impl FromSharded for Box<dyn ConcurrentDeletable + Send + Sync> {
-    fn from_sharded<F: Deletable + Send + 'static>(filter: Sharded<F>) -> Self {
+    fn from_sharded<F: ShardFilter>(filter: Sharded<F>) -> Self {
         Box::new(filter)
     }
 }
@@ -477,7 +478,7 @@ impl VariantBuilder {
     /// [`build_deletable`](Self::build_deletable) and
     /// [`build_shared`](Self::build_shared) then give a [`Sharded`] filter of
     /// [`shards_for(threads)`](crate::sharded::shards_for) shards (counting
-    /// and cuckoo only), each behind its own lock. A
+    /// and cuckoo only), read without a lock, each written under its own. A
     /// [`max_bytes`](Self::max_bytes) limit is for all the shards together;
     /// [`build_from`](Self::build_from) ignores `shared` (its filter is for
     /// reading).

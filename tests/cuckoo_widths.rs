@@ -8,7 +8,7 @@
 
 mod common;
 
-use approxset::format::{CHECKSUM_LEN, HEADER_LEN, MAGIC};
+use approxset::format::{HEADER_LEN, MAGIC};
 use approxset::{CuckooFilter, Error, HashKey, Membership};
 
 const SEED: u64 = 42;

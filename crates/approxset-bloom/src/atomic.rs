@@ -3,8 +3,8 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
+use approxset_core::atomic::AtomicWords;
 use approxset_core::format::{Reader, Writer};
-use approxset_core::sizing::check_memory;
 use approxset_core::{ConcurrentApproxSet, Digest, Error, Result, Value};
 
 use crate::BlockedBloomFilter;
@@ -43,8 +43,7 @@ pub type AtomicBloomFilter = Bloom<Blocked, AtomicBits>;
 /// Bit storage in atomic 64-bit words starting on a cache line, with a count
 /// of the inserts made through `&self`.
 pub struct AtomicBits {
-    buf: Vec<AtomicU64>,
-    offset: usize,
+    words: AtomicWords,
     len: u64,
     shared_inserts: Stripes,
 }
@@ -92,28 +91,9 @@ impl Stripes {
 }
 
 impl AtomicBits {
-    /// `words` zero words on a 64-byte boundary.
-    fn aligned(words: usize, max_bytes: Option<usize>) -> Result<(Vec<AtomicU64>, usize)> {
-        let bytes = check_memory((words as u128) * 8, max_bytes)?;
-        let mut buf: Vec<AtomicU64> = Vec::new();
-        buf.try_reserve_exact(words + 7)
-            .map_err(|_| Error::AllocationFailed { bytes })?;
-        let offset = (buf.as_ptr() as usize).wrapping_neg() % 64 / 8;
-        buf.extend((0..offset + words).map(|_| AtomicU64::new(0)));
-        Ok((buf, offset))
-    }
-
     fn from_words(words: impl ExactSizeIterator<Item = u64>, len: u64) -> Result<Self> {
-        let (mut buf, offset) = Self::aligned(0, None)?;
-        buf.truncate(offset);
-        buf.try_reserve_exact(words.len())
-            .map_err(|_| Error::AllocationFailed {
-                bytes: words.len() * 8,
-            })?;
-        buf.extend(words.map(AtomicU64::new));
         Ok(AtomicBits {
-            buf,
-            offset,
+            words: AtomicWords::from_words(words)?,
             len,
             shared_inserts: Stripes::new(0),
         })
@@ -121,7 +101,7 @@ impl AtomicBits {
 
     #[inline]
     fn words(&self) -> &[AtomicU64] {
-        &self.buf[self.offset..]
+        self.words.atomics()
     }
 
     /// Sets the bits at `positions`, all in one 512-bit block, through
@@ -164,7 +144,7 @@ impl AtomicBits {
     }
 
     fn load_words(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
-        self.words().iter().map(|w| w.load(Ordering::Relaxed))
+        self.words.iter()
     }
 }
 
@@ -239,10 +219,8 @@ impl Cells<Blocked> for AtomicBits {
             needed: u128::from(len.div_ceil(8)),
             limit: isize::MAX as u128,
         })?;
-        let (buf, offset) = Self::aligned(words, max_bytes)?;
         Ok(AtomicBits {
-            buf,
-            offset,
+            words: AtomicWords::zeros(words, max_bytes)?,
             len,
             shared_inserts: Stripes::new(0),
         })
@@ -258,16 +236,14 @@ impl Cells<Blocked> for AtomicBits {
     }
     #[inline]
     fn add(&mut self, index: u64) -> bool {
-        let word = self.buf[self.offset + (index >> 6) as usize].get_mut();
+        let word = self.words.get_mut((index >> 6) as usize);
         let mask = 1u64 << (index & 63);
         let was_clear = *word & mask == 0;
         *word |= mask;
         was_clear
     }
     fn clear(&mut self) {
-        for w in &mut self.buf {
-            *w.get_mut() = 0;
-        }
+        self.words.clear();
         self.shared_inserts.reset();
     }
 }

@@ -10,6 +10,7 @@ pub use crate::atomic::AtomicBits;
 pub use crate::bits::BitVec;
 pub use crate::counters::Counters;
 use crate::layout::{Classic, Layout};
+pub use crate::shared_counting::AtomicCounters;
 pub use crate::view::{BitsView, CountersView};
 
 pub(crate) mod sealed {

@@ -12,8 +12,34 @@ pub(crate) const SATURATED: u8 = 15;
 
 /// The word and the shift of counter `index`.
 #[inline(always)]
-fn locate(index: u64) -> (usize, u32) {
+pub(crate) fn locate(index: u64) -> (usize, u32) {
     ((index >> 4) as usize, ((index & 15) * 4) as u32)
+}
+
+/// `word` with its counter at `shift` one up unless it is saturated, and
+/// the value that counter had: the one increment of the counting filter,
+/// whether its words are plain or atomic.
+#[inline(always)]
+pub(crate) fn step_up(word: u64, shift: u32) -> (u64, u8) {
+    let old = ((word >> shift) & 0xF) as u8;
+    if old < SATURATED {
+        (word + (1 << shift), old)
+    } else {
+        (word, old)
+    }
+}
+
+/// `word` with its counter at `shift` one down unless it is zero or
+/// saturated (a saturated counter has lost count, so it is never
+/// decremented), and the value that counter had.
+#[inline(always)]
+pub(crate) fn step_down(word: u64, shift: u32) -> (u64, u8) {
+    let old = ((word >> shift) & 0xF) as u8;
+    if old != 0 && old != SATURATED {
+        (word - (1 << shift), old)
+    } else {
+        (word, old)
+    }
 }
 
 /// Counter `index` of `words`: the one counter read of the counting filter
@@ -121,9 +147,9 @@ impl Counters {
     pub(crate) fn increment(&mut self, index: u64) -> u8 {
         debug_assert!(index < self.len);
         let (word, shift) = locate(index);
-        let old = ((self.words[word] >> shift) & 0xF) as u8;
+        let (new, old) = step_up(self.words[word], shift);
+        self.words[word] = new;
         if old < SATURATED {
-            self.words[word] += 1 << shift;
             self.nonzero += u64::from(old == 0);
             self.saturated += u64::from(old + 1 == SATURATED);
         }
@@ -136,11 +162,9 @@ impl Counters {
     pub(crate) fn decrement(&mut self, index: u64) {
         debug_assert!(index < self.len);
         let (word, shift) = locate(index);
-        let old = ((self.words[word] >> shift) & 0xF) as u8;
-        if old != 0 && old != SATURATED {
-            self.words[word] -= 1 << shift;
-            self.nonzero -= u64::from(old == 1);
-        }
+        let (new, old) = step_down(self.words[word], shift);
+        self.words[word] = new;
+        self.nonzero -= u64::from(old == 1);
     }
 
     /// Sets every counter to zero.

@@ -92,16 +92,8 @@ impl Bloom<Classic, Counters> {
     /// [Saturation](CountingBloomFilter#saturation)); otherwise decrements
     /// every counter that is not saturated and returns [`Removal::Removed`].
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
-        let mut saturated = true;
-        for pos in self.positions(digest) {
-            match self.cells().get(pos) {
-                0 => return Removal::Absent,
-                SATURATED => {}
-                _ => saturated = false,
-            }
-        }
-        if saturated {
-            return Removal::Saturated;
+        if let Some(refused) = refusal(self.positions(digest).map(|pos| self.cells().get(pos))) {
+            return refused;
         }
         let positions = self.positions(digest);
         let (counters, len) = self.cells_and_len_mut();
@@ -116,16 +108,7 @@ impl Bloom<Classic, Counters> {
     /// smallest of its counters, [`Count::AtLeast`]`(15)` when that one is
     /// saturated.
     pub fn count_digest(&self, digest: Digest) -> Count {
-        let least = self
-            .positions(digest)
-            .map(|pos| self.cells().get(pos))
-            .min()
-            .unwrap_or(0);
-        if least == SATURATED {
-            Count::AtLeast(SATURATED.into())
-        } else {
-            Count::AtMost(least.into())
-        }
+        count_of(self.positions(digest).map(|pos| self.cells().get(pos)))
     }
 
     /// The value (0..=15) of the counter at `index`, or `None` past the end.
@@ -146,6 +129,33 @@ impl Bloom<Classic, Counters> {
     /// The number of counters `m`.
     pub fn counters(&self) -> u64 {
         self.cells().len()
+    }
+}
+
+/// Why a remove of a key with these counters changes nothing:
+/// [`Removal::Absent`] when one is zero, [`Removal::Saturated`] when all
+/// are saturated; `None`: decrement them. The one rule of the counting
+/// filter's removes, plain or shared.
+pub(crate) fn refusal(counters: impl Iterator<Item = u8>) -> Option<Removal> {
+    let mut saturated = true;
+    for c in counters {
+        match c {
+            0 => return Some(Removal::Absent),
+            SATURATED => {}
+            _ => saturated = false,
+        }
+    }
+    saturated.then_some(Removal::Saturated)
+}
+
+/// The count of a key with these counters: the least, `AtLeast(15)` when
+/// it is saturated.
+pub(crate) fn count_of(counters: impl Iterator<Item = u8>) -> Count {
+    let least = counters.min().unwrap_or(0);
+    if least == SATURATED {
+        Count::AtLeast(SATURATED.into())
+    } else {
+        Count::AtMost(least.into())
     }
 }
 

@@ -62,6 +62,7 @@ mod persist;
 mod scalable;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shared_counting;
 mod sliding;
 mod split_block;
 mod view;

@@ -8,7 +8,8 @@ use crate::traits::{Deletable, Membership};
 
 /// A filter that many threads insert into and query at once through a
 /// shared reference: `approxset::AtomicBloomFilter` (no lock) and
-/// [`Sharded`](crate::Sharded) (a lock per shard). Its read side is
+/// [`Sharded`](crate::Sharded) (lookups without a lock, a lock per shard
+/// for writes). Its read side is
 /// [`Membership`], whose lookups already take `&self`.
 /// Object safe; the generic methods are in [`ConcurrentApproxSetExt`] (and
 /// [`MembershipExt`](crate::MembershipExt)) and inherent on

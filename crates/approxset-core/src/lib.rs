@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+pub mod atomic;
 mod concurrent;
 mod error;
 pub mod format;

@@ -73,29 +73,134 @@ pub fn shard_capacity(expected_items: usize, shards: usize) -> usize {
     }
 }
 
-/// One shard: its filter behind a lock, on cache lines of its own so that
-/// two threads locking neighbouring shards do not share a line.
-#[repr(align(128))]
-struct Shard<F> {
-    filter: Mutex<F>,
+/// A deletable filter that a [`Sharded`] filter holds so that lookups take
+/// no lock: the filter split into its storage in atomic words
+/// ([`Shared`](Self::Shared)), which lookups read through `&self` while
+/// the holder of the shard's lock changes it, and what only that holder
+/// reads and changes ([`Local`](Self::Local): counts, a kick generator).
+///
+/// An implementation promises that a lookup never misses a key whose
+/// insert returned before the lookup began and whose remove has not begun,
+/// whatever the one writer does meanwhile (with atomic loads alone where
+/// entries never move, as the counting filter's counters; with a version
+/// check where they move, as the cuckoo filter's kicks), and that every
+/// write runs with `local` from the shard's lock, so writes on one shard
+/// come one at a time. The design is in `docs/design.md`, "Deletion from
+/// many threads"; an example, the [type's](Sharded).
+pub trait ShardFilter: Deletable + Send + Sized + 'static {
+    /// The filter's storage and parameters as threads share them.
+    type Shared: Send + Sync + 'static;
+    /// What only the holder of the shard's lock reads and changes.
+    type Local: Send + 'static;
+
+    /// The filter split for sharing.
+    fn share(self) -> (Self::Shared, Self::Local);
+    /// A copy of the filter as it stands (the shard's lock held).
+    fn unshare(shared: &Self::Shared, local: &Self::Local) -> Self;
+    /// Whether `digest` may be present: no lock taken, nothing written.
+    fn contains_shared(shared: &Self::Shared, digest: Digest) -> bool;
+    /// [`Deletable::count_digest`]: no lock taken, nothing written.
+    fn count_shared(shared: &Self::Shared, digest: Digest) -> Count;
+    /// [`ApproxSet::insert_digest`], the shard's lock held.
+    ///
+    /// # Errors
+    /// As [`ApproxSet::insert_digest`], and then nothing changes.
+    fn insert_locked(
+        shared: &Self::Shared,
+        local: &mut Self::Local,
+        digest: Digest,
+    ) -> Result<bool>;
+    /// [`ApproxSet::insert_digest_if_absent`], the shard's lock held: by
+    /// default a lookup, then an insert when it says absent, one step as
+    /// no other write on the shard comes between them.
+    ///
+    /// # Errors
+    /// As [`insert_locked`](Self::insert_locked).
+    fn insert_if_absent_locked(
+        shared: &Self::Shared,
+        local: &mut Self::Local,
+        digest: Digest,
+    ) -> Result<bool> {
+        if Self::contains_shared(shared, digest) {
+            Ok(false)
+        } else {
+            Self::insert_locked(shared, local, digest)
+        }
+    }
+    /// [`Deletable::remove_digest`], the shard's lock held.
+    fn remove_locked(shared: &Self::Shared, local: &mut Self::Local, digest: Digest) -> Removal;
+    /// [`ApproxSet::clear`], with no other thread using the filter.
+    fn clear_locked(shared: &mut Self::Shared, local: &mut Self::Local);
+    /// [`Membership::len`], the shard's lock held.
+    fn len_locked(shared: &Self::Shared, local: &Self::Local) -> usize;
 }
 
-/// S filters of one kind, each behind its own lock, that many threads insert
-/// into, remove from and query at once through `&self`; the key's shard is
-/// chosen from a strong mix of its whole digest.
+/// Aligns its content on 128 bytes of its own (two cache lines, against
+/// the adjacent-line prefetcher), so that what writers change and what
+/// readers read never share a line.
+#[repr(align(128))]
+struct Line<T>(T);
+
+/// One shard: what the writers change under its lock, on lines of its
+/// own, and the storage the readers read without it.
+struct Shard<F: ShardFilter> {
+    lock: Line<Mutex<F::Local>>,
+    shared: Line<F::Shared>,
+}
+
+impl<F: ShardFilter> Shard<F> {
+    fn new(filter: F) -> Self {
+        let (shared, local) = filter.share();
+        Shard {
+            lock: Line(Mutex::new(local)),
+            shared: Line(shared),
+        }
+    }
+
+    /// The lock's state, whether or not a thread panicked while it held
+    /// it: every filter operation leaves its filter whole or unchanged
+    /// before it can panic, so the lock's poison carries no meaning here.
+    #[inline]
+    fn lock(&self) -> MutexGuard<'_, F::Local> {
+        self.lock.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state and the storage through `&mut self`: no lock taken.
+    #[inline]
+    fn get_mut(&mut self) -> (&mut F::Shared, &mut F::Local) {
+        (
+            &mut self.shared.0,
+            self.lock
+                .0
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// A copy of the shard's filter, read under its lock.
+    fn filter(&self) -> F {
+        F::unshare(&self.shared.0, &self.lock())
+    }
+}
+
+/// S filters of one kind that many threads insert into, remove from and
+/// query at once through `&self`; the key's shard is chosen from a strong
+/// mix of its whole digest. Lookups and counts take no lock and write
+/// nothing; inserts and removes take their shard's lock.
 ///
-/// It is a [`ConcurrentApproxSet`] (and, over a deletable filter, a
-/// [`ConcurrentDeletable`]), and through
-/// `&mut self` an ordinary [`Deletable`] that takes no lock. A key whose
-/// insert returned `Ok` is found until a remove of it begins.
+/// It is a [`ConcurrentApproxSet`] (and a [`ConcurrentDeletable`]), and
+/// through `&mut self` an ordinary [`Deletable`] that takes no lock. A key
+/// whose insert returned `Ok` is found until a remove of it begins.
 ///
 /// ```
 /// # extern crate approxset_core as approxset;
 /// use approxset::prelude::*;
 /// use approxset::{Result, Sharded};
-/// # use approxset_core::{Digest, HashKey};
+/// # use approxset_core::{Count, Digest, HashKey, Removal, sharded::ShardFilter};
+/// # use std::sync::Mutex;
+/// # use std::collections::HashMap;
 /// # #[derive(Debug, Default)]
-/// # struct Exact(std::collections::HashMap<u128, usize>);
+/// # struct Exact(HashMap<u128, usize>);
 /// # impl approxset_core::Membership for Exact {
 /// #     fn contains_digest(&self, d: Digest) -> bool { self.0.contains_key(&d.to_u128()) }
 /// #     fn hash_key(&self) -> HashKey { HashKey::from_seed(7) }
@@ -113,15 +218,28 @@ struct Shard<F> {
 /// #     fn clear(&mut self) { self.0.clear() }
 /// # }
 /// # impl approxset_core::Deletable for Exact {
-/// #     fn remove_digest(&mut self, d: Digest) -> approxset_core::Removal {
+/// #     fn remove_digest(&mut self, d: Digest) -> Removal {
 /// #         match self.0.get_mut(&d.to_u128()) {
-/// #             None => approxset_core::Removal::Absent,
-/// #             Some(c) => { *c -= 1; if *c == 0 { self.0.remove(&d.to_u128()); } approxset_core::Removal::Removed }
+/// #             None => Removal::Absent,
+/// #             Some(c) => { *c -= 1; if *c == 0 { self.0.remove(&d.to_u128()); } Removal::Removed }
 /// #         }
 /// #     }
-/// #     fn count_digest(&self, d: Digest) -> approxset_core::Count {
-/// #         approxset_core::Count::AtMost(self.0.get(&d.to_u128()).map_or(0, |&c| c as u32))
+/// #     fn count_digest(&self, d: Digest) -> Count {
+/// #         Count::AtMost(self.0.get(&d.to_u128()).map_or(0, |&c| c as u32))
 /// #     }
+/// # }
+/// # // A toy: its lookups lock, where the real filters' read atomics.
+/// # impl ShardFilter for Exact {
+/// #     type Shared = Mutex<Exact>;
+/// #     type Local = ();
+/// #     fn share(self) -> (Mutex<Exact>, ()) { (Mutex::new(self), ()) }
+/// #     fn unshare(s: &Mutex<Exact>, _: &()) -> Exact { Exact(s.lock().unwrap().0.clone()) }
+/// #     fn contains_shared(s: &Mutex<Exact>, d: Digest) -> bool { s.lock().unwrap().contains_digest(d) }
+/// #     fn count_shared(s: &Mutex<Exact>, d: Digest) -> Count { s.lock().unwrap().count_digest(d) }
+/// #     fn insert_locked(s: &Mutex<Exact>, _: &mut (), d: Digest) -> Result<bool> { s.lock().unwrap().insert_digest(d) }
+/// #     fn remove_locked(s: &Mutex<Exact>, _: &mut (), d: Digest) -> Removal { s.lock().unwrap().remove_digest(d) }
+/// #     fn clear_locked(s: &mut Mutex<Exact>, _: &mut ()) { s.get_mut().unwrap().clear() }
+/// #     fn len_locked(s: &Mutex<Exact>, _: &()) -> usize { s.lock().unwrap().len() }
 /// # }
 /// // Eight shards, each sized for its share of 1000 keys.
 /// let set: Sharded<Exact> = Sharded::build(1_000, 8, |_capacity| Ok(Exact::default()))?;
@@ -135,7 +253,7 @@ struct Shard<F> {
 /// assert!(set.remove_shared("alice").is_removed());
 /// # Ok::<(), approxset_core::Error>(())
 /// ```
-pub struct Sharded<F> {
+pub struct Sharded<F: ShardFilter> {
     shards: Box<[Shard<F>]>,
     /// Shards - 1: the shard of a mixed digest is its low bits.
     mask: usize,
@@ -146,14 +264,7 @@ pub struct Sharded<F> {
     variant: &'static str,
 }
 
-/// The filter behind a lock, whether or not a thread panicked while it held
-/// it: every filter operation leaves its filter whole or unchanged before it
-/// can panic, so the lock's poison carries no meaning here.
-fn locked<F>(filter: &Mutex<F>) -> MutexGuard<'_, F> {
-    filter.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl<F: Deletable + Send> Sharded<F> {
+impl<F: ShardFilter> Sharded<F> {
     /// `shards` filters, each made by `shard(capacity)` for its share of
     /// `expected_items` ([`shard_capacity`]); `make` must give them all one
     /// hash key (build them with one seed). Example: the [type's](Sharded);
@@ -211,12 +322,7 @@ impl<F: Deletable + Send> Sharded<F> {
             }
         }
         Ok(Sharded {
-            shards: filters
-                .into_iter()
-                .map(|filter| Shard {
-                    filter: Mutex::new(filter),
-                })
-                .collect(),
+            shards: filters.into_iter().map(Shard::new).collect(),
             mask: shards - 1,
             key,
             capacity: expected_items,
@@ -227,7 +333,7 @@ impl<F: Deletable + Send> Sharded<F> {
     }
 }
 
-impl<F> Sharded<F> {
+impl<F: ShardFilter> Sharded<F> {
     /// The number of shards, a power of two.
     pub fn shards(&self) -> usize {
         self.shards.len()
@@ -243,10 +349,9 @@ impl<F> Sharded<F> {
         self.shards
             .into_vec()
             .into_iter()
-            .map(|s| {
-                s.filter
-                    .into_inner()
-                    .unwrap_or_else(PoisonError::into_inner)
+            .map(|mut s| {
+                let (shared, local) = s.get_mut();
+                F::unshare(shared, local)
             })
             .collect()
     }
@@ -261,25 +366,35 @@ impl<F> Sharded<F> {
         (mixed as usize) & self.mask
     }
 
-    /// The shard of `digest`, locked.
+    /// The shard of `digest`.
     #[inline]
-    pub(crate) fn lock(&self, digest: Digest) -> MutexGuard<'_, F> {
-        locked(&self.shards[self.shard_index(digest)].filter)
+    fn shard(&self, digest: Digest) -> &Shard<F> {
+        &self.shards[self.shard_index(digest)]
     }
 
-    /// The shard of `digest`, through `&mut self`: no lock taken.
+    /// Runs `write` on the shard of `digest`, under its lock.
     #[inline]
-    fn get_mut(&mut self, digest: Digest) -> &mut F {
+    fn write<T>(&self, digest: Digest, write: impl FnOnce(&F::Shared, &mut F::Local) -> T) -> T {
+        let shard = self.shard(digest);
+        write(&shard.shared.0, &mut shard.lock())
+    }
+
+    /// Runs `write` on the shard of `digest`, through `&mut self`: no lock
+    /// taken.
+    #[inline]
+    fn write_mut<T>(
+        &mut self,
+        digest: Digest,
+        write: impl FnOnce(&F::Shared, &mut F::Local) -> T,
+    ) -> T {
         let i = self.shard_index(digest);
-        self.shards[i]
-            .filter
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
+        let (shared, local) = self.shards[i].get_mut();
+        write(shared, local)
     }
 
-    /// Each shard in turn, locked one at a time.
+    /// A copy of each shard's filter in turn, each read under its lock.
     fn each<'a, T>(&'a self, mut f: impl FnMut(&F) -> T + 'a) -> impl Iterator<Item = T> + 'a {
-        self.shards.iter().map(move |s| f(&locked(&s.filter)))
+        self.shards.iter().map(move |s| f(&s.filter()))
     }
 }
 
@@ -287,7 +402,7 @@ impl<F> Sharded<F> {
 /// function of a mix some other part of a filter may use.
 const SHARD_SALT: u64 = 0x5BD1_E995_C2B2_AE35;
 
-impl<F: fmt::Debug> fmt::Debug for Sharded<F> {
+impl<F: ShardFilter> fmt::Debug for Sharded<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sharded")
             .field("variant", &self.variant)
@@ -299,16 +414,10 @@ impl<F: fmt::Debug> fmt::Debug for Sharded<F> {
     }
 }
 
-impl<F: Clone> Clone for Sharded<F> {
+impl<F: ShardFilter> Clone for Sharded<F> {
     fn clone(&self) -> Self {
         Sharded {
-            shards: self
-                .shards
-                .iter()
-                .map(|s| Shard {
-                    filter: Mutex::new(locked(&s.filter).clone()),
-                })
-                .collect(),
+            shards: self.shards.iter().map(|s| Shard::new(s.filter())).collect(),
             mask: self.mask,
             key: self.key,
             capacity: self.capacity,
@@ -319,10 +428,10 @@ impl<F: Clone> Clone for Sharded<F> {
     }
 }
 
-impl<F: Deletable + Send + 'static> Membership for Sharded<F> {
+impl<F: ShardFilter> Membership for Sharded<F> {
     #[inline]
     fn contains_digest(&self, digest: Digest) -> bool {
-        self.lock(digest).contains_digest(digest)
+        F::contains_shared(&self.shard(digest).shared.0, digest)
     }
 
     fn hash_key(&self) -> HashKey {
@@ -332,7 +441,10 @@ impl<F: Deletable + Send + 'static> Membership for Sharded<F> {
     /// The sum of the shards' counts, each read under its lock in turn (not
     /// one snapshot while other threads insert).
     fn len(&self) -> usize {
-        self.each(|f| f.len()).sum()
+        self.shards
+            .iter()
+            .map(|s| F::len_locked(&s.shared.0, &s.lock()))
+            .sum()
     }
 
     fn capacity(&self) -> usize {
@@ -353,6 +465,7 @@ impl<F: Deletable + Send + 'static> Membership for Sharded<F> {
         self.each(|f| f.estimated_items()).sum()
     }
 
+    /// The shards' storage, read from a copy of each.
     fn memory_bytes(&self) -> usize {
         self.each(|f| f.memory_bytes()).sum()
     }
@@ -392,23 +505,21 @@ impl<F: Deletable + Send + 'static> Membership for Sharded<F> {
     }
 }
 
-impl<F: Deletable + Send + 'static> ApproxSet for Sharded<F> {
+impl<F: ShardFilter> ApproxSet for Sharded<F> {
     #[inline]
     fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        self.get_mut(digest).insert_digest(digest)
+        self.write_mut(digest, |s, l| F::insert_locked(s, l, digest))
     }
 
     #[inline]
     fn insert_digest_if_absent(&mut self, digest: Digest) -> Result<bool> {
-        self.get_mut(digest).insert_digest_if_absent(digest)
+        self.write_mut(digest, |s, l| F::insert_if_absent_locked(s, l, digest))
     }
 
     fn clear(&mut self) {
         for s in self.shards.iter_mut() {
-            s.filter
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clear();
+            let (shared, local) = s.get_mut();
+            F::clear_locked(shared, local);
         }
     }
 
@@ -421,34 +532,34 @@ impl<F: Deletable + Send + 'static> ApproxSet for Sharded<F> {
     }
 }
 
-impl<F: Deletable + Send + 'static> ConcurrentApproxSet for Sharded<F> {
+impl<F: ShardFilter> ConcurrentApproxSet for Sharded<F> {
     #[inline]
     fn insert_digest_shared(&self, digest: Digest) -> Result<bool> {
-        self.lock(digest).insert_digest(digest)
+        self.write(digest, |s, l| F::insert_locked(s, l, digest))
     }
 }
 
-impl<F: Deletable + Send + 'static> Deletable for Sharded<F> {
+impl<F: ShardFilter> Deletable for Sharded<F> {
     #[inline]
     fn remove_digest(&mut self, digest: Digest) -> Removal {
-        self.get_mut(digest).remove_digest(digest)
+        self.write_mut(digest, |s, l| F::remove_locked(s, l, digest))
     }
 
-    /// The key's shard's count, read under its lock.
+    /// The key's shard's count, read without a lock.
     #[inline]
     fn count_digest(&self, digest: Digest) -> Count {
-        self.lock(digest).count_digest(digest)
+        F::count_shared(&self.shard(digest).shared.0, digest)
     }
 }
 
-impl<F: Deletable + Send + 'static> ConcurrentDeletable for Sharded<F> {
+impl<F: ShardFilter> ConcurrentDeletable for Sharded<F> {
     #[inline]
     fn remove_digest_shared(&self, digest: Digest) -> Removal {
-        self.lock(digest).remove_digest(digest)
+        self.write(digest, |s, l| F::remove_locked(s, l, digest))
     }
 
     #[inline]
     fn insert_digest_if_absent_shared(&self, digest: Digest) -> Result<bool> {
-        self.lock(digest).insert_digest_if_absent(digest)
+        self.write(digest, |s, l| F::insert_if_absent_locked(s, l, digest))
     }
 }

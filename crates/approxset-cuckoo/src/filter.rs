@@ -8,7 +8,7 @@ use approxset_core::format::Words;
 use approxset_core::{Count, Digest, Error, HashKey, Removal, Result, Value};
 
 use crate::bucket;
-use crate::kick::{Victim, Xorshift};
+use crate::kick::{Slots, Victim, Xorshift, copies_in, stash_holds};
 use crate::sizing::fp_rate_at;
 use crate::table::{SLOTS, Table, Width, with_width};
 
@@ -247,16 +247,10 @@ impl CuckooFilter {
         self.rng = Xorshift::from_key(self.key);
     }
 
-    /// The fingerprint and the two buckets of a digest.
-    #[inline(always)]
+    /// The fingerprint and the two buckets of a digest, for tests.
+    #[cfg(test)]
     fn locate<W: Width>(&self, digest: Digest) -> (u64, usize, usize) {
         bucket::locate::<W>(digest, self.table.buckets())
-    }
-
-    /// Whether the stash holds `fp` for buckets `i1`/`i2`.
-    #[inline(always)]
-    fn stash_holds(&self, fp: u64, i1: usize, i2: usize) -> bool {
-        stash_holds(self.victim, fp, i1, i2)
     }
 
     #[inline(always)]
@@ -264,70 +258,30 @@ impl CuckooFilter {
         contains_in::<W, _>(&self.table, self.victim, digest)
     }
 
-    /// The copies of a digest's fingerprint in its two buckets and the
-    /// stash, with the fingerprint, its buckets and their contents.
-    #[inline(always)]
-    fn copies<W: Width>(&self, digest: Digest) -> (u32, u64, [(usize, W::Bucket); 2]) {
-        let (fp, i1, i2) = self.locate::<W>(digest);
-        debug_assert_ne!(i1, i2);
-        let b1 = self.table.bucket::<W>(i1);
-        let b2 = self.table.bucket::<W>(i2);
-        let held = self.stash_holds(fp, i1, i2);
-        let copies = W::count(W::matching(b1, fp)) + W::count(W::matching(b2, fp));
-        (copies + u32::from(held), fp, [(i1, b1), (i2, b2)])
-    }
-
     #[inline(always)]
     fn copies_impl<W: Width>(&self, digest: Digest) -> u32 {
-        self.copies::<W>(digest).0
+        copies_in::<W, _>(&self.table, self.victim, digest).0
+    }
+
+    /// The filter's writable state.
+    #[inline(always)]
+    fn writer(&mut self) -> Slots<'_, Vec<u64>> {
+        Slots {
+            table: &mut self.table,
+            victim: &mut self.victim,
+            rng: &mut self.rng,
+            len: &mut self.len,
+        }
     }
 
     #[inline(always)]
     fn insert_impl<W: Width>(&mut self, digest: Digest) -> Result<bool> {
-        let (copies, fp, [(i1, b1), (i2, b2)]) = self.copies::<W>(digest);
-        let copies = copies as usize;
-        if copies >= 2 * SLOTS {
-            return Err(Error::TooManyCopies { limit: 2 * SLOTS });
-        }
-        if self.victim.is_some() {
-            return Err(Error::Full { items: self.len });
-        }
-        let fresh = copies == 0;
-        if !self.table.put_free::<W>(i1, b1, fp) && !self.table.put_free::<W>(i2, b2, fp) {
-            self.displace::<W>(fp, i1, i2);
-        }
-        self.len += 1;
-        Ok(fresh)
+        self.writer().insert::<W>(digest)
     }
 
     #[inline(always)]
     fn remove_impl<W: Width>(&mut self, digest: Digest) -> bool {
-        let (fp, i1, i2) = self.locate::<W>(digest);
-        let mut removed = false;
-        for i in [i1, i2] {
-            let b = self.table.bucket::<W>(i);
-            let m = W::matching(b, fp);
-            if m != W::ZERO {
-                self.table.set_bucket::<W>(i, W::with(b, W::first(m), 0));
-                removed = true;
-                break;
-            }
-        }
-        if removed {
-            self.len -= 1;
-            // A slot is free now: try to move the stashed victim back, so
-            // that inserts work again.
-            if let Some(v) = self.victim.take() {
-                self.place::<W>(v.fp, v.bucket);
-            }
-            true
-        } else if self.stash_holds(fp, i1, i2) {
-            self.victim = None;
-            self.len -= 1;
-            true
-        } else {
-            false
-        }
+        self.writer().remove::<W>(digest)
     }
 
     /// The fingerprint and buckets of a digest, for tests.
@@ -358,12 +312,6 @@ impl CuckooFilter {
         );
         assert!(self.table.padding_is_clear());
     }
-}
-
-/// Whether `victim` holds `fp` for buckets `i1`/`i2`.
-#[inline(always)]
-fn stash_holds(victim: Option<Victim>, fp: u64, i1: usize, i2: usize) -> bool {
-    victim.is_some_and(|v| v.fp == fp && (v.bucket == i1 || v.bucket == i2))
 }
 
 /// Whether `digest` may be in the table and stash: the lookup of a filter

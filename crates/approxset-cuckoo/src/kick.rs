@@ -1,13 +1,14 @@
-//! Placing a fingerprint whose two buckets are full: one step of
-//! breadth-first search, then a random walk of kicks, then the one-entry
-//! victim stash.
+//! The cuckoo filter's writes ([`Slots`]), for a filter and for a shard of
+//! a sharded one alike: inserts, removes, and placing a fingerprint whose
+//! two buckets are full (one step of breadth-first search, then a random
+//! walk of kicks, then the one-entry victim stash).
 
-use approxset_core::HashKey;
+use approxset_core::format::Words;
 use approxset_core::hash::splitmix64;
+use approxset_core::{Digest, Error, HashKey, Result};
 
-use crate::CuckooFilter;
-use crate::bucket::alternate;
-use crate::table::{SLOTS, Width};
+use crate::bucket::{self, alternate};
+use crate::table::{SLOTS, SetWords, Table, Width};
 
 /// Most kicks (displacements) one insertion makes before it gives up and
 /// stashes the fingerprint it holds, as in the reference implementation.
@@ -25,6 +26,12 @@ pub(crate) struct Victim {
 /// saved with the filter.
 #[derive(Clone, Copy)]
 pub(crate) struct Xorshift(pub(crate) u64);
+
+impl std::fmt::Debug for Xorshift {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Xorshift")
+    }
+}
 
 impl Xorshift {
     /// The generator a filter with `key` starts with.
@@ -46,7 +53,106 @@ impl Xorshift {
     }
 }
 
-impl CuckooFilter {
+/// Whether `victim` holds `fp` for buckets `i1`/`i2`.
+#[inline(always)]
+pub(crate) fn stash_holds(victim: Option<Victim>, fp: u64, i1: usize, i2: usize) -> bool {
+    victim.is_some_and(|v| v.fp == fp && (v.bucket == i1 || v.bucket == i2))
+}
+
+/// The copies of a digest's fingerprint in its two buckets of `table`
+/// and the stash, with the fingerprint, its buckets and their contents.
+#[inline(always)]
+pub(crate) fn copies_in<W: Width, S: Words>(
+    table: &Table<S>,
+    victim: Option<Victim>,
+    digest: Digest,
+) -> (u32, u64, [(usize, W::Bucket); 2]) {
+    let (fp, i1, i2) = bucket::locate::<W>(digest, table.buckets());
+    debug_assert_ne!(i1, i2);
+    let b1 = table.bucket::<W>(i1);
+    let b2 = table.bucket::<W>(i2);
+    let held = stash_holds(victim, fp, i1, i2);
+    let copies = W::count(W::matching(b1, fp)) + W::count(W::matching(b2, fp));
+    (copies + u32::from(held), fp, [(i1, b1), (i2, b2)])
+}
+
+/// The stash as the words' hooks take it: fingerprint (0: empty), bucket.
+#[inline(always)]
+fn stash_parts(victim: Option<Victim>) -> (u64, usize) {
+    victim.map_or((0, 0), |v| (v.fp, v.bucket))
+}
+
+/// What an insert or a remove changes: the table, the stash, the kick
+/// generator and the count, of a filter (`Vec<u64>` words) or of a
+/// shard whose lock is held (atomic words). The one home of the cuckoo
+/// filter's writes.
+pub(crate) struct Slots<'a, S> {
+    pub(crate) table: &'a mut Table<S>,
+    pub(crate) victim: &'a mut Option<Victim>,
+    pub(crate) rng: &'a mut Xorshift,
+    pub(crate) len: &'a mut usize,
+}
+
+impl<S: SetWords> Slots<'_, S> {
+    /// Inserts `digest`; see [`CuckooFilter::insert_digest`].
+    #[inline(always)]
+    pub(crate) fn insert<W: Width>(&mut self, digest: Digest) -> Result<bool> {
+        let (copies, fp, [(i1, b1), (i2, b2)]) =
+            copies_in::<W, S>(self.table, *self.victim, digest);
+        let copies = copies as usize;
+        if copies >= 2 * SLOTS {
+            return Err(Error::TooManyCopies { limit: 2 * SLOTS });
+        }
+        if self.victim.is_some() {
+            return Err(Error::Full { items: *self.len });
+        }
+        let fresh = copies == 0;
+        if !self.table.put_free::<W>(i1, b1, fp) && !self.table.put_free::<W>(i2, b2, fp) {
+            self.table.words_mut().begin_moves();
+            self.displace::<W>(fp, i1, i2);
+            let (sfp, sbucket) = stash_parts(*self.victim);
+            self.table.words_mut().end_moves(sfp, sbucket);
+        }
+        *self.len += 1;
+        Ok(fresh)
+    }
+
+    /// Removes one copy of `digest`; see [`CuckooFilter::remove_digest`].
+    #[inline(always)]
+    pub(crate) fn remove<W: Width>(&mut self, digest: Digest) -> bool {
+        let (fp, i1, i2) = bucket::locate::<W>(digest, self.table.buckets());
+        let mut removed = false;
+        for i in [i1, i2] {
+            let b = self.table.bucket::<W>(i);
+            let m = W::matching(b, fp);
+            if m != W::ZERO {
+                self.table.set_bucket::<W>(i, W::with(b, W::first(m), 0));
+                removed = true;
+                break;
+            }
+        }
+        if removed {
+            *self.len -= 1;
+            // A slot is free now: try to move the stashed victim back, so
+            // that inserts work again.
+            if let Some(v) = self.victim.take() {
+                self.table.words_mut().begin_moves();
+                self.place::<W>(v.fp, v.bucket);
+                let (sfp, sbucket) = stash_parts(*self.victim);
+                self.table.words_mut().end_moves(sfp, sbucket);
+            }
+            true
+        } else if stash_holds(*self.victim, fp, i1, i2) {
+            self.table.words_mut().begin_moves();
+            *self.victim = None;
+            self.table.words_mut().end_moves(0, 0);
+            *self.len -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Places `fp`, whose buckets `i1` and `i2` are both full, by moving
     /// fingerprints out of the way.
     ///
@@ -59,7 +165,7 @@ impl CuckooFilter {
     /// by one round of parallel ones.
     #[cold]
     #[inline(never)]
-    pub(crate) fn displace<W: Width>(&mut self, fp: u64, i1: usize, i2: usize) {
+    fn displace<W: Width>(&mut self, fp: u64, i1: usize, i2: usize) {
         let buckets = self.table.buckets();
         let (b1, b2) = (self.table.bucket::<W>(i1), self.table.bucket::<W>(i2));
         let mut targets = [0usize; 2 * SLOTS];
@@ -100,12 +206,12 @@ impl CuckooFilter {
                 return;
             }
         }
-        self.victim = Some(Victim { fp, bucket });
+        *self.victim = Some(Victim { fp, bucket });
     }
 
     /// Places `fp` (known to belong to `bucket` and its alternate) into a
     /// free slot of either bucket or by kicking; the stash must be free.
-    pub(crate) fn place<W: Width>(&mut self, fp: u64, bucket: usize) {
+    fn place<W: Width>(&mut self, fp: u64, bucket: usize) {
         let other = alternate(bucket, fp, self.table.buckets());
         for i in [bucket, other] {
             let b = self.table.bucket::<W>(i);

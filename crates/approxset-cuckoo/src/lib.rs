@@ -35,6 +35,7 @@ mod paged;
 mod persist;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shared;
 mod sizing;
 mod table;
 mod view;
@@ -45,6 +46,7 @@ pub use builder::CuckooBuilder;
 pub use filter::CuckooFilter;
 pub use kick::MAX_KICKS;
 pub use paged::CuckooFilterPaged;
+pub use shared::{CuckooLocal, SharedCuckoo};
 pub use sizing::{CuckooPlan, MIN_FP_RATE};
 pub use view::CuckooFilterView;
 

@@ -7,7 +7,7 @@ use approxset_core::format::Words;
 use approxset_core::sizing::zeroed_words;
 use approxset_core::{Error, Result};
 
-pub(crate) use crate::width::{MAX_BITS, MIN_BITS, SLOTS, Width, supported, with_width};
+pub(crate) use crate::width::{MAX_BITS, MIN_BITS, SLOTS, SetWords, Width, supported, with_width};
 
 /// Buckets of four `bits`-bit slots, packed in `u64` words: the filter's
 /// own (`Vec<u64>`), or a saved payload read in place (`LeWords`, a view's).
@@ -43,6 +43,14 @@ impl Table {
     pub(crate) fn clear(&mut self) {
         self.words.fill(0);
     }
+}
+
+impl<S: SetWords> Table<S> {
+    /// The words it stores into, for the hooks of [`SetWords`].
+    #[inline(always)]
+    pub(crate) fn words_mut(&mut self) -> &mut S {
+        &mut self.words
+    }
 
     /// Stores `value` (no bits outside a bucket) as bucket `i`.
     #[inline(always)]
@@ -66,6 +74,21 @@ impl Table {
 }
 
 impl<S: Words> Table<S> {
+    /// A table over `words` known to be one (they came from a table of
+    /// `buckets` buckets of `bits`-bit slots): nothing checked.
+    #[inline(always)]
+    pub(crate) fn over(words: S, buckets: usize, bits: u32) -> Self {
+        debug_assert_eq!(
+            words.word_count() as u128,
+            Table::bytes_for(buckets as u128, bits) / 8
+        );
+        Table {
+            words,
+            buckets,
+            bits,
+        }
+    }
+
     /// A table from serialized words, checked: a supported width (4..=32),
     /// an even bucket count of at least 2 (the alternate-bucket map needs
     /// it), the word count the buckets take, and the padding bits clear

@@ -19,6 +19,32 @@
 
 use approxset_core::format::Words;
 
+/// Words that a table's writer stores into: the filter's own (`Vec<u64>`)
+/// or a shard's atomic ones, which readers read while the one writer
+/// holding the shard's lock stores. A writer that is about to move
+/// fingerprints between buckets (a kick) says so first
+/// ([`begin_moves`](Self::begin_moves)) and when it is done
+/// ([`end_moves`](Self::end_moves)), so that readers of shared words
+/// know to look again; the plain words ignore both.
+pub(crate) trait SetWords: Words {
+    /// Stores `value` as word `i`.
+    fn set_word(&mut self, i: usize, value: u64);
+    /// Fingerprints are about to move between buckets.
+    #[inline(always)]
+    fn begin_moves(&mut self) {}
+    /// The moves are done; the stash now holds fingerprint `stash_fp` (0:
+    /// nothing) for bucket `stash_bucket`.
+    #[inline(always)]
+    fn end_moves(&mut self, _stash_fp: u64, _stash_bucket: usize) {}
+}
+
+impl SetWords for Vec<u64> {
+    #[inline(always)]
+    fn set_word(&mut self, i: usize, value: u64) {
+        self[i] = value;
+    }
+}
+
 /// Slots per bucket (`b` in the paper).
 pub(crate) const SLOTS: usize = 4;
 
@@ -85,7 +111,7 @@ pub(crate) trait Width {
     /// Bucket `i` of the bit string `words`.
     fn read<S: Words + ?Sized>(words: &S, i: usize) -> Self::Bucket;
     /// Stores `value` (no bits outside the bucket) as bucket `i`.
-    fn write(words: &mut [u64], i: usize, value: Self::Bucket);
+    fn write<S: SetWords + ?Sized>(words: &mut S, i: usize, value: Self::Bucket);
     /// The high bit of every lane of `bucket` that is zero, and no other bit.
     fn zero_lanes(bucket: Self::Bucket) -> Self::Bucket;
     /// The high bit of every lane of `bucket` that holds `fp`.
@@ -142,7 +168,7 @@ macro_rules! swar_lanes {
             }
 
             #[inline(always)]
-            fn write(words: &mut [u64], i: usize, value: $word) {
+            fn write<S: SetWords + ?Sized>(words: &mut S, i: usize, value: $word) {
                 Self::write_bucket(words, i, value)
             }
 
@@ -229,19 +255,20 @@ impl<const F: u32> Narrow<F> {
     }
 
     #[inline(always)]
-    fn write_bucket(words: &mut [u64], i: usize, value: u64) {
+    fn write_bucket<S: SetWords + ?Sized>(words: &mut S, i: usize, value: u64) {
         if Self::PER_WORD != 0 {
             let shift = (i % Self::PER_WORD) as u32 * Self::BUCKET_BITS;
-            let word = &mut words[i / Self::PER_WORD];
-            *word = (*word & !(Self::MASK << shift)) | (value << shift);
+            let at = i / Self::PER_WORD;
+            let word = words.word(at);
+            words.set_word(at, (word & !(Self::MASK << shift)) | (value << shift));
         } else {
             let (w, shift) = start(i, Self::BUCKET_BITS);
-            let lo = &mut words[w];
-            *lo = (*lo & !(Self::MASK << shift)) | (value << shift);
+            let lo = words.word(w);
+            words.set_word(w, (lo & !(Self::MASK << shift)) | (value << shift));
             if shift + Self::BUCKET_BITS > 64 {
                 let spill = 64 - shift;
-                let hi = &mut words[w + 1];
-                *hi = (*hi & !(Self::MASK >> spill)) | (value >> spill);
+                let hi = words.word(w + 1);
+                words.set_word(w + 1, (hi & !(Self::MASK >> spill)) | (value >> spill));
             }
         }
     }
@@ -265,20 +292,23 @@ impl<const F: u32> Wide<F> {
     }
 
     #[inline(always)]
-    fn write_bucket(words: &mut [u64], i: usize, value: u128) {
+    fn write_bucket<S: SetWords + ?Sized>(words: &mut S, i: usize, value: u128) {
         if Self::BUCKET_BITS == 128 {
-            words[2 * i] = value as u64;
-            words[2 * i + 1] = (value >> 64) as u64;
+            words.set_word(2 * i, value as u64);
+            words.set_word(2 * i + 1, (value >> 64) as u64);
         } else {
             let (w, shift) = start(i, Self::BUCKET_BITS);
-            let low = u128::from(words[w]) | (u128::from(words[w + 1]) << 64);
+            let low = u128::from(words.word(w)) | (u128::from(words.word(w + 1)) << 64);
             let low = (low & !(Self::MASK << shift)) | (value << shift);
-            words[w] = low as u64;
-            words[w + 1] = (low >> 64) as u64;
+            words.set_word(w, low as u64);
+            words.set_word(w + 1, (low >> 64) as u64);
             if shift + Self::BUCKET_BITS > 128 {
                 let spill = 128 - shift;
-                let top = &mut words[w + 2];
-                *top = (*top & !((Self::MASK >> spill) as u64)) | (value >> spill) as u64;
+                let top = words.word(w + 2);
+                words.set_word(
+                    w + 2,
+                    (top & !((Self::MASK >> spill) as u64)) | (value >> spill) as u64,
+                );
             }
         }
     }

@@ -64,6 +64,32 @@ pub trait Words {
     }
 }
 
+impl<T: Words + ?Sized> Words for &T {
+    #[inline(always)]
+    fn word_count(&self) -> usize {
+        (**self).word_count()
+    }
+
+    #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        (**self).word(i)
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<u64> {
+        (**self).get(i)
+    }
+
+    #[inline(always)]
+    fn block<const N: usize>(&self, at: usize) -> [u64; N] {
+        (**self).block(at)
+    }
+
+    fn le_bytes(&self) -> Option<&[u8]> {
+        (**self).le_bytes()
+    }
+}
+
 impl Words for [u64] {
     #[inline(always)]
     fn word_count(&self) -> usize {
