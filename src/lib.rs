@@ -72,6 +72,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod load;
+pub mod spark;
 mod variant;
 
 // In the order a reader needs them: the variant, the filters, the traits,
