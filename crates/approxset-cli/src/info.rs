@@ -26,7 +26,8 @@ use crate::{CliError, files};
 pub(crate) const EXAMPLES: &str = "\
 Examples:
   approxset info --filter words.bin
-  approxset info --filter words.bin --json";
+  approxset info --filter words.bin --json
+  approxset info --filter spark-ids.bf    (a file Spark's BloomFilter.writeTo wrote)";
 
 /// The options of `approxset info`.
 #[derive(Debug, Args)]
@@ -240,6 +241,9 @@ pub(crate) fn run(args: &InfoArgs, json: bool) -> Result<(), CliError> {
     // comes from the header; the checksum is checked (one pass over the
     // map), since `info` is where a damaged file should show.
     let bytes = files::map_filter(&args.filter, args.limit, files::Access::Sequential)?;
+    if crate::spark::is_spark(&bytes) {
+        return crate::spark::info(&args.filter, &bytes, json);
+    }
     let filter = files::open_filter(&args.filter, &bytes, true)?;
     let header = Header::parse(&bytes).map_err(|e| files::load_error(&args.filter, &e))?;
     let file = args.filter.display().to_string();
