@@ -19,6 +19,10 @@ use crate::bits::BitVec;
 use crate::bloom::Bloom;
 use crate::layout::{Classic, Layout, SplitBlock};
 
+/// One halving: the halved words and bit count, or `None` when the unit
+/// count is odd.
+type Halve = fn(&[u64], u64) -> Option<(Vec<u64>, u64)>;
+
 /// `u64` words per split-block block.
 const BLOCK_WORDS: usize = (sizing::SPLIT_BLOCK_BITS / 64) as usize;
 
@@ -84,7 +88,7 @@ impl Bloom<Classic> {
 fn fold<L: Layout>(
     bloom: &mut Bloom<L>,
     target: f64,
-    halve: fn(&[u64], u64) -> Option<(Vec<u64>, u64)>,
+    halve: Halve,
     fp: fn(&[u64], u64, u32) -> f64,
 ) -> Result<u32> {
     if !(target > 0.0 && target < 1.0) {

@@ -39,7 +39,9 @@ fn spark_key<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<SparkKey<'a>> {
         });
     }
     if let Ok(s) = key.cast::<PyString>() {
-        return Ok(SparkKey::Bytes(s.to_cow()?.into_owned().into_bytes().into()));
+        return Ok(SparkKey::Bytes(
+            s.to_cow()?.into_owned().into_bytes().into(),
+        ));
     }
     if let Ok(b) = key.cast::<PyBytes>() {
         return Ok(SparkKey::Bytes(b.as_bytes().into()));
