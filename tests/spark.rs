@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use approxset::spark::{SparkBloomFilter, SparkVersion};
 
+mod common;
+
 fn golden(name: &str) -> (Vec<u8>, String) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/spark");
     let bin = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
@@ -99,4 +101,40 @@ fn built_here_is_spark_byte_for_byte() {
         f.put_bytes(&hex(line.split(' ').nth(1).unwrap()));
     }
     assert_eq!(f.to_bytes(), bin);
+}
+
+mod forged {
+    use approxset::spark::SparkBloomFilter;
+    use proptest::prelude::*;
+
+    use super::common;
+
+    proptest! {
+        #![proptest_config(common::proptest_config(512))]
+
+        /// Arbitrary bytes: an error or a filter that writes them back,
+        /// never a panic; a valid header with any word count is checked
+        /// against the bytes present before anything is allocated.
+        #[test]
+        fn arbitrary_bytes(data in proptest::collection::vec(any::<u8>(), 0..200)) {
+            if let Ok(f) = SparkBloomFilter::from_bytes(&data) {
+                prop_assert_eq!(f.to_bytes(), data);
+            }
+        }
+
+        #[test]
+        fn any_header(version in 1i32..=2, k in any::<i32>(), seed in any::<i32>(),
+                      words in any::<i32>(), body in 0usize..64) {
+            let mut data = version.to_be_bytes().to_vec();
+            data.extend(k.to_be_bytes());
+            if version == 2 {
+                data.extend(seed.to_be_bytes());
+            }
+            data.extend(words.to_be_bytes());
+            data.extend(vec![0xA5; body * 8]);
+            let ok = SparkBloomFilter::from_bytes(&data).is_ok();
+            let valid = (1..=1 << 16).contains(&k) && words >= 1 && words as usize == body;
+            prop_assert_eq!(ok, valid);
+        }
+    }
 }
