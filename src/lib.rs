@@ -73,6 +73,7 @@
 
 mod load;
 pub mod paged;
+pub mod spark;
 mod variant;
 
 // In the order a reader needs them: the variant, the filters, the traits,

@@ -55,6 +55,7 @@ mod classic;
 mod counters;
 mod counting;
 mod estimate;
+mod fold;
 mod layout;
 mod paged;
 mod partitioned;

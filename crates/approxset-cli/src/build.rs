@@ -28,6 +28,7 @@ Examples:
   approxset build --variant sliding --items 100000 --input recent.txt --output recent.bin
   approxset build --variant sliding --items 100000 --time-window 3600 --tick 1700000000 \
     --input last-hour.txt --output hour.bin
+  approxset build --spark --spark-keys long --fp 0.03 --input ids.txt --output ids.bf
 
 A fuse filter is static: it is built from all the keys at once (repeats \
 allowed, held once), holds exactly them, and takes no add or remove after.
@@ -52,8 +53,18 @@ const CUCKOO_MAX_COPIES: usize = 8;
 #[derive(Debug, Args)]
 pub(crate) struct BuildArgs {
     /// The filter variant: a name below in any case, or an alias.
-    #[arg(long, value_name = "VARIANT", value_parser = variant_parser())]
-    variant: Variant,
+    #[arg(long, value_name = "VARIANT", value_parser = variant_parser(), required_unless_present = "spark")]
+    variant: Option<Variant>,
+
+    /// Write Apache Spark's BloomFilter format (version 2, seed 0, sized
+    /// as Spark's BloomFilter.create(--items, --fp)) instead of an
+    /// approxset file: Spark's BloomFilter.readFrom reads it, and `query`
+    /// and `info` recognise it.
+    #[arg(long, conflicts_with_all = ["variant", "seed", "hash", "time_window", "tick"])]
+    spark: bool,
+
+    #[arg(long, value_enum, value_name = "TYPE", requires = "spark", help = crate::spark::SPARK_KEYS_HELP)]
+    spark_keys: Option<crate::spark::SparkKeys>,
 
     #[command(flatten)]
     fp: crate::TargetFp,
@@ -247,20 +258,28 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         );
     }
     let capacity = items.unwrap_or(total.max(1));
+    if args.spark {
+        let spark_keys = args.spark_keys.unwrap_or_default();
+        let lines = keys::lines(&data, how);
+        return crate::spark::build(lines, capacity, fp, spark_keys, &args.output, json);
+    }
+    let variant = args
+        .variant
+        .ok_or_else(|| CliError::usage("build needs --variant VARIANT or --spark"))?;
 
-    sliding::check_build_flags(args.variant, args.time_window, args.tick)?;
-    let hash = args.hash.for_variant(args.variant)?;
-    let mut builder = args.variant.builder().hash(hash);
+    sliding::check_build_flags(variant, args.time_window, args.tick)?;
+    let hash = args.hash.for_variant(variant)?;
+    let mut builder = variant.builder().hash(hash);
     if let Some(seed) = args.seed {
         builder = builder.seed(seed);
     }
-    if args.variant.is_static() {
+    if variant.is_static() {
         // Every key is read already; the filter is built from all of them
         // at once, and holds exactly them.
         if items.is_some() {
             eprintln!(
                 "warning: --items does not apply to a {} filter, which holds exactly its keys",
-                args.variant
+                variant
             );
         }
         let keys: Vec<&[u8]> = keys::lines(&data, how).collect();
@@ -288,7 +307,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     } else {
         output::progress(total as u64, json)
     };
-    bar.set_message(format!("{}: insert", args.variant));
+    bar.set_message(format!("{}: insert", variant));
     let filled = insert_all(&mut *filter, &data, how, &bar);
     bar.finish_and_clear();
     // The keys that went in are the filter's `len`, which the record shows.

@@ -760,6 +760,20 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8], what: &str) -> Result<
     .map(drop)
 }
 
+/// [`write_atomically`] for a filter file other commands may rewrite at the
+/// same time: the temporary file is written first, then the lock of `path`
+/// is taken (waiting for any other writer) and held for the rename.
+///
+/// # Errors
+/// As [`write_atomically`] and [`lock`].
+pub(crate) fn replace_locked(path: &Path, bytes: &[u8], what: &str) -> Result<(), CliError> {
+    write_whole(path, what, true, |file| {
+        file.write_all(bytes)?;
+        Ok(true)
+    })
+    .map(drop)
+}
+
 /// Saves `filter` to `path` as [`write_atomically`] writes bytes, but page
 /// by page ([`Membership::write_into`]): no copy of the filter is made in
 /// memory. With `lock_for_rename` the lock of `path` is taken (waiting for

@@ -26,7 +26,8 @@ use crate::{CliError, files};
 pub(crate) const EXAMPLES: &str = "\
 Examples:
   approxset info --filter words.bin
-  approxset info --filter words.bin --json";
+  approxset info --filter words.bin --json
+  approxset info --filter spark-ids.bf    (a file Spark's BloomFilter.writeTo wrote)";
 
 /// The options of `approxset info`.
 #[derive(Debug, Args)]
@@ -236,6 +237,9 @@ fn record(file: &str, filter: &dyn Membership, header: &Header, bytes: &[u8]) ->
 
 /// Runs `approxset info`.
 pub(crate) fn run(args: &InfoArgs, json: bool) -> Result<(), CliError> {
+    if let Some(bytes) = crate::spark::read_if_spark(&args.filter)? {
+        return crate::spark::info(&args.filter, &bytes, json);
+    }
     // Read whole and checked whole (every checksum), since `info` is where
     // a damaged file should show, and its counts read every cell anyway.
     let bytes = files::read_filter(&args.filter, args.limit)?;

@@ -55,6 +55,7 @@ mod rewrite;
 #[cfg(test)]
 mod scratch;
 mod sliding;
+mod spark;
 mod window;
 
 use std::fmt;

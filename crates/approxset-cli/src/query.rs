@@ -18,6 +18,10 @@
 //! `grep -q`: 0 when every key may be present, [`EXIT_ABSENT`] (3) when a
 //! key is certainly absent; errors keep their codes 1 and 2.
 //!
+//! A file Spark's `BloomFilter.writeTo` wrote (recognised by its first
+//! four bytes) is answered as Spark's `mightContain` (`crate::spark`),
+//! its keys hashed as `--spark-keys` says.
+//!
 //! With the cargo feature `parquet`, `--parquet FILE --column NAME` asks
 //! the bloom filters a Parquet file stores for a column instead, one
 //! answer per row group (`crate::parquet`).
@@ -66,7 +70,8 @@ Examples:
   approxset query --filter downloaded.bin --verify apple
   approxset query --filter words.bin -- -leading-dash
   if approxset query --filter words.bin --quiet apple; then echo maybe; fi
-  approxset query --filter hour.bin --tick 1700003600 alice",
+  approxset query --filter hour.bin --tick 1700003600 alice
+  approxset query --filter spark-ids.bf --spark-keys long 42 1000",
     parquet_example!()
 );
 
@@ -101,6 +106,9 @@ pub(crate) struct QueryArgs {
     #[arg(long, value_name = "N", requires = "filter", help = crate::sliding::QUERY_TICK_HELP)]
     tick: Option<u64>,
 
+    #[arg(long, value_enum, value_name = "TYPE", help = crate::spark::SPARK_KEYS_HELP)]
+    spark_keys: Option<crate::spark::SparkKeys>,
+
     /// Print nothing; answer with the exit code, as `grep -q` does: 0 when
     /// every key may be present, 3 when any key is certainly absent (1 and
     /// 2 stay the error codes). Every key is read, from standard input too.
@@ -117,6 +125,13 @@ pub(crate) struct QueryRow {
     present: bool,
 }
 
+impl QueryRow {
+    /// The answer `present` for `key`.
+    pub(crate) fn new(key: String, present: bool) -> Self {
+        QueryRow { key, present }
+    }
+}
+
 /// Runs `approxset query`; returns the exit code. It does not depend on
 /// the answers but with `--quiet`: then 0 when every key may be present,
 /// [`EXIT_ABSENT`] when one is certainly absent.
@@ -129,6 +144,21 @@ pub(crate) fn run(args: &QueryArgs, json: bool) -> Result<u8, CliError> {
         .filter
         .as_ref()
         .ok_or_else(|| CliError::usage("query needs --filter FILTER"))?;
+    if let Some(bytes) = crate::spark::read_if_spark(path)? {
+        if args.tick.is_some() {
+            return Err(CliError::usage(
+                "--tick applies to a sliding filter, not to a Spark filter",
+            ));
+        }
+        let how = args.spark_keys.unwrap_or_default();
+        return crate::spark::query(path, &bytes, &args.keys, how, args.quiet, json);
+    }
+    if args.spark_keys.is_some() {
+        return Err(CliError::usage(format!(
+            "--spark-keys applies to a Spark filter file; '{}' is not one",
+            path.display()
+        )));
+    }
     if args.tick.is_none()
         && let Some(paged) = files::open_paged(path)?
     {

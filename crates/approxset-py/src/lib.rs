@@ -10,6 +10,7 @@
 
 mod errors;
 mod keys;
+mod spark;
 mod tools;
 
 use std::path::PathBuf;
@@ -610,6 +611,7 @@ fn load(py: Python<'_>, path: PathBuf, max_bytes: Option<u64>) -> PyResult<Filte
 #[pymodule]
 fn _approxset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Filter>()?;
+    spark::register(m)?;
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(tools::design, m)?)?;

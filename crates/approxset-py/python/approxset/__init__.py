@@ -14,16 +14,20 @@ in Rust and in the ``approxset`` CLI, and the other way::
 which delete, merge, or are static; ``approxset.design`` sizes them.
 """
 
+from typing import TYPE_CHECKING
+
 from ._approxset import (
     DEFAULT_READ_LIMIT,
     VARIANTS,
-    Filter,
+    SparkFilter,
     compare,
     design,
     from_bytes,
+    from_spark,
     load,
     variants,
 )
+from ._approxset import Filter as _Filter
 from ._errors import (
     CorruptFilterError,
     Error,
@@ -33,12 +37,53 @@ from ._errors import (
     UnsupportedError,
 )
 
+if TYPE_CHECKING:  # type checkers see the extension's class (its stubs)
+    from ._approxset import Filter
+else:
+
+    class _FilterType(type):
+        """The type of ``approxset.Filter``: ``Filter("spark", …)`` is a
+        ``SparkFilter`` (Apache Spark's format and hashing, which no approxset
+        variant shares); every other name builds the extension's ``Filter``,
+        and ``isinstance(f, Filter)`` and ``Filter.from_keys`` are its."""
+
+        def __call__(cls, variant, *args, **kwargs):
+            if isinstance(variant, str) and variant.strip().lower() == "spark":
+                return SparkFilter(*args, **kwargs)
+            return _Filter(variant, *args, **kwargs)
+
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, _Filter)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, _Filter)
+
+        def __getattr__(cls, name):
+            return getattr(_Filter, name)
+
+        def __dir__(cls):
+            return dir(_Filter)
+
+        @property
+        def __text_signature__(cls):
+            return _Filter.__text_signature__
+
+    class Filter(metaclass=_FilterType):
+        __doc__ = (_Filter.__doc__ or "") + (
+            "\n\n``Filter(\"spark\", capacity, fp)`` is a ``SparkFilter``: Apache "
+            "Spark's BloomFilter, which Spark's ``BloomFilter.readFrom`` reads "
+            "(``to_spark()``), hashing keys as Spark does."
+        )
+        __module__ = "approxset"
+
+
 __all__ = [
     "DEFAULT_READ_LIMIT",
     "VARIANTS",
     "CorruptFilterError",
     "Error",
     "Filter",
+    "SparkFilter",
     "FullError",
     "ParameterError",
     "SaturatedError",
@@ -46,6 +91,7 @@ __all__ = [
     "compare",
     "design",
     "from_bytes",
+    "from_spark",
     "load",
     "variants",
 ]
