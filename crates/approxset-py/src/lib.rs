@@ -8,28 +8,33 @@
 //! gathered first), so a generator that looks into the filter it feeds
 //! cannot deadlock.
 
+mod args;
+mod arrays;
+mod batches;
+mod chunk;
 mod errors;
 mod keys;
+mod source;
 mod tools;
 
 use std::path::PathBuf;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use approxset::format::DEFAULT_READ_LIMIT;
-use approxset::{ApproxSet, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant};
+use approxset::{
+    ApproxSet, BinaryFuseFilter, BuildOptions, Deletable, HashFunction, HashKey, Membership,
+    Removal, Value, Variant,
+};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple, PyType};
 
 use crate::errors::{IntoPy, Kind};
-use crate::keys::{Batch, digest_of};
+use crate::keys::digest_of;
+use crate::source::Source;
 
 /// The boxed filter every `Filter` holds.
 type Boxed = Box<dyn Membership + Send + Sync>;
-
-/// Keys an `update` over a generic iterable gathers before inserting them
-/// (so that a long iterator never needs all its keys in memory).
-const UPDATE_CHUNK: usize = 1 << 14;
 
 /// An approximate-membership filter: a set that answers ``key in f`` with
 /// no false negatives and a small, chosen rate of false positives.
@@ -159,16 +164,16 @@ fn parse_variant(py: Python<'_>, name: &str) -> PyResult<Variant> {
         .map_err(|e| Kind::Parameter.err(py, e.to_string()))
 }
 
-/// The builder of `variant` with the Python options.
-fn builder(
+/// The build options of the Python arguments `seed`, `key`, `hash` and
+/// `max_bytes`.
+fn options(
     py: Python<'_>,
-    variant: Variant,
     seed: Option<u64>,
     key: Option<&[u8]>,
     hash: Option<&str>,
     max_bytes: Option<usize>,
-) -> PyResult<approxset::VariantBuilder> {
-    let mut b = variant.builder();
+) -> PyResult<BuildOptions> {
+    let mut b = BuildOptions::new();
     match (seed, key) {
         (Some(_), Some(_)) => {
             return Err(Kind::Parameter.err(py, "give seed or key, not both"));
@@ -197,6 +202,20 @@ fn builder(
         b = b.max_bytes(max);
     }
     Ok(b)
+}
+
+/// The builder of `variant` with the Python options.
+fn builder(
+    py: Python<'_>,
+    variant: Variant,
+    seed: Option<u64>,
+    key: Option<&[u8]>,
+    hash: Option<&str>,
+    max_bytes: Option<usize>,
+) -> PyResult<approxset::VariantBuilder> {
+    Ok(variant
+        .builder()
+        .options(options(py, seed, key, hash, max_bytes)?))
 }
 
 /// The bytes of a `bytes`, `bytearray` or `memoryview` argument.
@@ -229,18 +248,25 @@ impl Filter {
     ///
     /// An empty filter (see the class documentation).
     #[new]
-    #[pyo3(signature = (variant, capacity, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
+    #[pyo3(
+        signature = (variant, capacity, fp = None, *, seed = None, key = None, hash = None, max_bytes = None),
+        text_signature = "(variant, capacity, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         variant: &str,
-        capacity: usize,
-        fp: f64,
-        seed: Option<u64>,
+        capacity: &Bound<'_, PyAny>,
+        fp: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
         key: Option<Vec<u8>>,
         hash: Option<&str>,
-        max_bytes: Option<usize>,
+        max_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let capacity = args::size(py, capacity, "capacity")?;
+        let fp = args::opt_rate(py, fp, "fp")?;
+        let seed = args::opt_u64(py, seed, "seed")?;
+        let max_bytes = args::opt_size(py, max_bytes, "max_bytes")?;
         let variant = parse_variant(py, variant)?;
         let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
         let set = py.detach(|| b.build(capacity, fp)).py(py)?;
@@ -253,31 +279,62 @@ impl Filter {
     ///
     /// A filter of ``variant`` built from every key of the iterable
     /// ``keys`` (sized for them): the way to build the static ``"fuse"``
-    /// filter, and a shortcut for the others.
+    /// filter, and a shortcut for the others. Keys are read a chunk at a
+    /// time; the static filter (and any other built from an iterator of
+    /// unknown length) keeps 16 bytes a key until it is built.
     #[classmethod]
-    #[pyo3(signature = (variant, keys, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
+    #[pyo3(
+        signature = (variant, keys, fp = None, *, seed = None, key = None, hash = None, max_bytes = None),
+        text_signature = "(cls, variant, keys, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn from_keys(
         _cls: &Bound<'_, PyType>,
         py: Python<'_>,
         variant: &str,
         keys: &Bound<'_, PyAny>,
-        fp: f64,
-        seed: Option<u64>,
+        fp: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
         key: Option<Vec<u8>>,
         hash: Option<&str>,
-        max_bytes: Option<usize>,
+        max_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let fp = args::opt_rate(py, fp, "fp")?;
+        let seed = args::opt_u64(py, seed, "seed")?;
+        let max_bytes = args::opt_size(py, max_bytes, "max_bytes")?;
         let variant = parse_variant(py, variant)?;
-        let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
-        let batch = keys::collect(keys)?;
-        let built = py
-            .detach(|| {
-                let slices: Vec<&[u8]> = batch.iter().collect();
-                b.build_from(&slices, fp)
-            })
-            .py(py)?;
-        Filter::new(built)
+        let options = options(py, seed, key.as_deref(), hash, max_bytes)?;
+        // The key is fixed first, so that keys can be hashed as they are
+        // read.
+        let hash_key = options.key_or_random();
+        let options = options.hash_key(hash_key);
+        let mut source = Source::new(keys)?;
+        if variant.is_static() {
+            let fuse = || BinaryFuseFilter::with_fp_rate(fp).options(options);
+            // Bad options fail before any key is read.
+            fuse().build_digests(&[]).py(py)?;
+            let digests = batches::digests_all(py, &mut source, hash_key)?;
+            let built = py.detach(|| fuse().build_digests(&digests)).py(py)?;
+            drop(digests);
+            return Filter::new(Box::new(built));
+        }
+        // As `VariantBuilder::build_from`: sized for the number of keys
+        // (repeats included, at least 1), then filled in order.
+        let b = variant.builder().options(options);
+        let (n, digests) = match source.len() {
+            Some(n) => (n, None),
+            None => {
+                let digests = batches::digests_all(py, &mut source, hash_key)?;
+                (digests.len(), Some(digests))
+            }
+        };
+        let mut set = py.detach(|| b.build(n.max(1), fp)).py(py)?;
+        match digests {
+            Some(digests) => py.detach(|| set.insert_digests(&digests)).py(py)?,
+            None => batches::insert_all(py, &mut source, hash_key, |d| set.insert_digests(d))?,
+        }
+        let boxed: Boxed = set;
+        Filter::new(boxed)
     }
 
     /// Filter.from_bytes(data)
@@ -303,72 +360,46 @@ impl Filter {
             .map(drop)
     }
 
-    /// Adds every key of an iterable (or NumPy/Arrow array); see ``add``.
-    /// On an error the keys before the failing one stay added.
+    /// Adds every key of an iterable (or NumPy/Arrow array); see
+    /// ``add_many``.
     fn update(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
         self.add_many(py, keys)
     }
 
-    /// Adds every key of a list, iterable or NumPy/Arrow array, hashing and
-    /// inserting with the GIL released.
+    /// Adds every key of a list, iterable or NumPy/Arrow array, a chunk at a
+    /// time, hashing and inserting with the GIL released. On an error
+    /// (a key that is not one, an iterator that raises, ``FullError``)
+    /// every key before the failing one is in the filter, and the failing
+    /// one is not.
     fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-        let key = self.key;
-        keys::for_batches(keys, Some(UPDATE_CHUNK), |batch: &Batch<'_>| {
-            if batch.len() == 0 {
-                return Ok(());
-            }
-            let outcome = py.detach(|| {
-                let mut boxed = self.write();
-                boxed
-                    .as_approx_set_mut()
-                    .map(|set| batch.for_digests(&key, |digests| set.insert_digests(digests)))
-            });
-            match outcome {
-                Some(result) => result.py(py),
-                None => {
-                    let mut boxed = self.write();
-                    Filter::insertable(py, &mut boxed).map(drop)
-                }
+        {
+            let mut boxed = self.write();
+            Filter::insertable(py, &mut boxed)?;
+        }
+        let mut source = Source::new(keys)?;
+        batches::insert_all(py, &mut source, self.key, |digests| {
+            let mut boxed = self.write();
+            match boxed.as_approx_set_mut() {
+                Some(set) => set.insert_digests(digests),
+                None => Err(approxset::Error::StaticFilter {
+                    variant: boxed.variant(),
+                }),
             }
         })
     }
 
     /// Whether each key may be in the filter: a NumPy bool array for a
-    /// NumPy or Arrow array of keys, else a list of bools. Hashing and
-    /// probing run with the GIL released.
+    /// NumPy or Arrow array of keys, else a list of bools. Keys are read a
+    /// chunk at a time, hashed and probed with the GIL released.
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let key = self.key;
-        let mut answers: Vec<bool> = Vec::new();
-        let mut array = false;
-        keys::for_batches(keys, None, |batch: &Batch<'_>| {
-            array = batch.array;
-            answers = py.detach(|| {
-                let boxed = self.read();
-                let mut all = Vec::with_capacity(batch.len());
-                let mut chunk = Vec::new();
-                let _ = batch.for_digests(&key, |digests| -> Result<(), ()> {
-                    boxed.contains_digests(digests, &mut chunk);
-                    all.extend_from_slice(&chunk);
-                    Ok(())
-                });
-                all
-            });
-            Ok(())
-        })?;
-        if array {
-            let raw: Vec<u8> = answers.iter().map(|&b| u8::from(b)).collect();
-            let numpy = py.import("numpy")?;
-            let buf = PyByteArray::new(py, &raw);
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("dtype", numpy.getattr("bool_")?)?;
-            numpy.call_method("frombuffer", (buf,), Some(&kwargs))
-        } else {
-            Ok(pyo3::types::PyList::new(py, answers)?.into_any())
-        }
+        let mut source = Source::new(keys)?;
+        batches::contains_all(py, &mut source, self.key, |digests, out| {
+            self.read().contains_digests(digests, out)
+        })
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -594,8 +625,8 @@ fn from_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Filter> {
 /// Raises ``OSError`` for the file, ``CorruptFilterError`` for its content.
 #[pyfunction]
 #[pyo3(signature = (path, *, max_bytes = None))]
-fn load(py: Python<'_>, path: PathBuf, max_bytes: Option<u64>) -> PyResult<Filter> {
-    let limit = max_bytes.unwrap_or(DEFAULT_READ_LIMIT);
+fn load(py: Python<'_>, path: PathBuf, max_bytes: Option<&Bound<'_, PyAny>>) -> PyResult<Filter> {
+    let limit = args::opt_u64(py, max_bytes, "max_bytes")?.unwrap_or(DEFAULT_READ_LIMIT);
     let boxed = py.detach(|| -> PyResult<approxset::Result<Boxed>> {
         let file = std::fs::File::open(&path)?;
         Ok(approxset::read_membership_from_limited(

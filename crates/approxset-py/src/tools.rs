@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors::IntoPy;
-use crate::{builder, parse_variant};
+use crate::{args, builder, parse_variant};
 
 /// Whether filters of `variant` union, found by trying it on two small
 /// filters with one seed (so it follows the library as variants change).
@@ -64,12 +64,14 @@ pub(crate) fn variants(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// meet the request has ``error`` instead. ``variants`` limits the list.
 #[pyfunction]
 #[pyo3(signature = (n, fp, variants = None))]
-pub(crate) fn design(
-    py: Python<'_>,
-    n: usize,
-    fp: f64,
+pub(crate) fn design<'py>(
+    py: Python<'py>,
+    n: &Bound<'_, PyAny>,
+    fp: &Bound<'_, PyAny>,
     variants: Option<Vec<String>>,
-) -> PyResult<Bound<'_, PyList>> {
+) -> PyResult<Bound<'py, PyList>> {
+    let n = args::size(py, n, "n")?;
+    let fp = args::rate(py, fp, "fp")?;
     approxset::sizing::validate_fp_rate(fp).py(py)?;
     approxset::sizing::validate_items(n).py(py)?;
     let list = PyList::empty(py);
@@ -162,16 +164,24 @@ fn measure(
 /// counted as false negatives), ``insert_ns``, ``contains_ns`` and
 /// ``deletable``. A variant that cannot be built has ``error`` instead.
 #[pyfunction]
-#[pyo3(signature = (n = 100_000, fp = 0.01, *, queries = None, seed = 1, variants = None, hash = None))]
+#[pyo3(
+    signature = (n = None, fp = None, *, queries = None, seed = None, variants = None, hash = None),
+    text_signature = "(n=100000, fp=0.01, *, queries=None, seed=1, variants=None, hash=None)"
+)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn compare<'py>(
     py: Python<'py>,
-    n: usize,
-    fp: f64,
-    queries: Option<usize>,
-    seed: u64,
+    n: Option<&Bound<'_, PyAny>>,
+    fp: Option<&Bound<'_, PyAny>>,
+    queries: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
     variants: Option<Vec<String>>,
     hash: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
+    let n = args::opt_size(py, n, "n")?.unwrap_or(100_000);
+    let fp = args::opt_rate(py, fp, "fp")?;
+    let queries = args::opt_size(py, queries, "queries")?;
+    let seed = args::opt_u64(py, seed, "seed")?.unwrap_or(1);
     approxset::sizing::validate_fp_rate(fp).py(py)?;
     approxset::sizing::validate_items(n).py(py)?;
     let queries = queries.unwrap_or(n);
