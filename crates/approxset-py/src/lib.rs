@@ -649,5 +649,7 @@ fn _approxset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
     m.add("VARIANTS", PyTuple::new(m.py(), names)?)?;
     m.add("DEFAULT_READ_LIMIT", DEFAULT_READ_LIMIT)?;
+    // For the tests of chunk boundaries.
+    m.add("_CHUNK_KEYS", chunk::CHUNK_KEYS)?;
     Ok(())
 }
