@@ -56,7 +56,11 @@ pub(crate) fn opt_u64(
 ///
 /// # Errors
 /// As [`rate`].
-pub(crate) fn opt_rate(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<f64> {
+pub(crate) fn opt_rate(
+    py: Python<'_>,
+    obj: Option<&Bound<'_, PyAny>>,
+    name: &str,
+) -> PyResult<f64> {
     obj.filter(|o| !o.is_none())
         .map_or(Ok(0.01), |o| rate(py, o, name))
 }
@@ -89,7 +93,10 @@ fn integer<T>(
         if e.is_instance_of::<PyOverflowError>(py) {
             Kind::Parameter.err(
                 py,
-                format!("{name} must be an integer from 0 to {max}, got {}", shown(obj)),
+                format!(
+                    "{name} must be an integer from 0 to {max}, got {}",
+                    shown(obj)
+                ),
             )
         } else {
             PyTypeError::new_err(format!("{name} must be an int, not {}", type_name(obj)))

@@ -150,11 +150,9 @@ impl<'py> Numpy<'py> {
     /// # Errors
     /// `ValueError` when the buffer gives other bytes than its shape says.
     pub(crate) fn next_chunk(&mut self) -> PyResult<Raw<'_>> {
-        let per = if self.width == 0 {
-            CHUNK_KEYS
-        } else {
-            (CHUNK_BYTES / self.width).clamp(1, CHUNK_KEYS)
-        };
+        let per = CHUNK_BYTES
+            .checked_div(self.width)
+            .map_or(CHUNK_KEYS, |per| per.clamp(1, CHUNK_KEYS));
         let (start, end) = (self.next, self.len.min(self.next.saturating_add(per)));
         if start == end {
             return Ok(Raw::EMPTY);
@@ -249,7 +247,12 @@ pub(crate) fn arrow<'py>(keys: &Bound<'py, PyAny>) -> PyResult<Option<Arrow<'py>
             .ok_or_else(|| PyValueError::new_err("an Arrow array of more than 2**64 keys"))?;
         parts.push(part);
     }
-    if parts.is_empty() && !matches!(kind.as_str(), "string" | "binary" | "large_string" | "large_binary") {
+    if parts.is_empty()
+        && !matches!(
+            kind.as_str(),
+            "string" | "binary" | "large_string" | "large_binary"
+        )
+    {
         return Err(not_strings(&kind));
     }
     Ok(Some(Arrow {
@@ -379,20 +382,23 @@ impl<'py> Arrow<'py> {
         }
         self.ends.clear();
         let mut last = start;
-        for i in 1..=n {
-            let end = read(i)?;
+        let mut taken = 0;
+        while taken < n {
+            let end = read(taken + 1)?;
             if end < last || end > part.data_len {
                 return Err(corrupt());
             }
             // A chunk takes at most CHUNK_BYTES of data, and at least a key.
-            if i > 1 && end - start > CHUNK_BYTES {
-                n = i - 1;
+            if taken > 0 && end - start > CHUNK_BYTES {
+                // The null (if any) is past this chunk: it is found again.
                 error = None;
                 break;
             }
             self.ends.push(end - start);
             last = end;
+            taken += 1;
         }
+        let n = taken;
         self.next += n;
         let bytes = match &part.data {
             Some(data) if last > start => slice_bytes(data, start, last)?,

@@ -111,8 +111,7 @@ pub(crate) fn hash_raw<E>(
         ),
         Layout::Utf32 { width, big } => {
             let bad = utf32_to_utf8(data, width, big, scratch);
-            hash_chunks(key, offsets(&scratch.data, &scratch.ends), &mut f)
-                .map_err(Stop::Sink)?;
+            hash_chunks(key, offsets(&scratch.data, &scratch.ends), &mut f).map_err(Stop::Sink)?;
             return match bad {
                 None => Ok(()),
                 Some((index, message)) => Err(Stop::Key { index, message }),
@@ -232,7 +231,10 @@ mod tests {
             int_key(&[0xff, 0xff, 0xff, 0x7f], true, false),
             i64::from(i32::MAX).to_le_bytes()
         );
-        assert_eq!(int_key(&u64::MAX.to_be_bytes(), false, true), u64::MAX.to_le_bytes());
+        assert_eq!(
+            int_key(&u64::MAX.to_be_bytes(), false, true),
+            u64::MAX.to_le_bytes()
+        );
     }
 
     #[test]

@@ -15,8 +15,14 @@ use crate::keys::with_key;
 enum Origin<'py> {
     /// A list, read by index (so that a list that changes size while it is
     /// read ends where it ends).
-    List { list: Bound<'py, PyList>, next: usize },
-    Tuple { tuple: Bound<'py, PyTuple>, next: usize },
+    List {
+        list: Bound<'py, PyList>,
+        next: usize,
+    },
+    Tuple {
+        tuple: Bound<'py, PyTuple>,
+        next: usize,
+    },
     Iterator(Bound<'py, PyIterator>),
     Numpy(Numpy<'py>),
     Arrow(Arrow<'py>),
@@ -61,9 +67,21 @@ impl<'py> Source<'py> {
     /// not iterable, or an array of other items (see `arrays.rs`).
     pub(crate) fn new(keys: &Bound<'py, PyAny>) -> PyResult<Self> {
         let (from, array) = if let Ok(list) = keys.cast::<PyList>() {
-            (Origin::List { list: list.clone(), next: 0 }, false)
+            (
+                Origin::List {
+                    list: list.clone(),
+                    next: 0,
+                },
+                false,
+            )
         } else if let Ok(tuple) = keys.cast::<PyTuple>() {
-            (Origin::Tuple { tuple: tuple.clone(), next: 0 }, false)
+            (
+                Origin::Tuple {
+                    tuple: tuple.clone(),
+                    next: 0,
+                },
+                false,
+            )
         } else if let Some(numpy) = arrays::numpy(keys)? {
             match numpy {
                 NumpyKeys::Buffer(numpy) => (Origin::Numpy(numpy), true),

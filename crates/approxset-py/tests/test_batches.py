@@ -73,6 +73,11 @@ def test_long_keys_make_short_chunks_and_keep_the_promise():
     g = fresh()
     g.add_many(arr)
     assert_holds_exactly(g, good + [b"x"])
+    pa = pytest.importorskip("pyarrow")
+    h = fresh()
+    with pytest.raises(ValueError, match=r"null \(the key at index 100\)"):
+        h.add_many(pa.array(good + [None, b"after"], type=pa.large_binary()))
+    assert_holds_exactly(h, good)
 
 
 @pytest.mark.parametrize("n", BEFORE)
