@@ -4,9 +4,11 @@
 //!
 //! A filter is a `Box<dyn Membership>` behind a read-write lock: lookups
 //! share it, inserts take it alone, and the batch calls hold it with the
-//! GIL released. No Python code runs while the lock is held (keys are
-//! gathered first), so a generator that looks into the filter it feeds
-//! cannot deadlock.
+//! GIL released. No Python code runs while the lock is held (each chunk
+//! of keys is gathered first), so a generator that looks into the filter
+//! it feeds cannot deadlock. Batches read their keys a chunk at a time
+//! (`source.rs`, `chunk.rs`, `batches.rs`), so that their extra memory is
+//! bounded whatever the input's size.
 
 mod args;
 mod arrays;
@@ -48,8 +50,9 @@ type Boxed = Box<dyn Membership + Send + Sync>;
 ///     (True, True)
 ///
 /// Keys are ``str`` (its UTF-8 bytes), ``bytes``/``bytearray``/
-/// ``memoryview``, and ``int`` (64-bit, as the Rust library's ``i64``/
-/// ``u64`` keys): the same key in Python, Rust and the CLI. The static
+/// ``memoryview``, and integers (64-bit, as the Rust library's ``i64``/
+/// ``u64`` keys; ``int`` or NumPy integer scalars): the same key in Python,
+/// Rust and the CLI. The static
 /// ``"fuse"`` variant is built once with ``Filter.from_keys``.
 ///
 /// ``Filter(variant, capacity, fp)`` is an empty filter for ``capacity``
@@ -58,7 +61,8 @@ type Boxed = Box<dyn Membership + Send + Sync>;
 /// and rebuilt bit for bit; without either it is random. ``hash`` is
 /// ``"siphash"`` (the default) or ``"xxh3"`` (faster, for keys an attacker
 /// does not choose); ``max_bytes`` refuses a larger filter. Bad parameters
-/// raise ``ParameterError`` (a ``ValueError``).
+/// (a size or seed out of range included) raise ``ParameterError`` (a
+/// ``ValueError``) naming the argument.
 #[pyclass(module = "approxset", frozen, name = "Filter")]
 #[derive(Debug)]
 struct Filter {
