@@ -29,7 +29,7 @@ use approxset::{
 };
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple, PyType};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyTuple, PyType};
 
 use crate::errors::{IntoPy, Kind};
 use crate::keys::digest_of;
@@ -99,29 +99,23 @@ impl Filter {
     /// The filter as a set that takes inserts, or the error of a static one.
     fn insertable<'a>(py: Python<'_>, boxed: &'a mut Boxed) -> PyResult<&'a mut dyn ApproxSet> {
         let variant = boxed.variant();
-        boxed.as_approx_set_mut().ok_or_else(|| {
-            Kind::Unsupported.err(
-                py,
-                format!(
-                    "the {variant} filter is static: it takes no inserts \
-                     (build it from every key with Filter.from_keys)"
-                ),
-            )
-        })
+        boxed
+            .as_approx_set_mut()
+            .ok_or_else(|| errors::static_filter(py, variant))
     }
 
-    /// The filter as a set that removes, or the error of one that cannot.
-    fn deletable<'a>(py: Python<'_>, boxed: &'a mut Boxed) -> PyResult<&'a mut dyn Deletable> {
+    /// The filter as a set that removes, or the error of one that cannot
+    /// (for the Python method `operation`).
+    fn deletable<'a>(
+        py: Python<'_>,
+        boxed: &'a mut Boxed,
+        operation: &str,
+    ) -> PyResult<&'a mut dyn Deletable> {
         let variant = boxed.variant();
         boxed
             .as_approx_set_mut()
             .and_then(|s| s.as_deletable_mut())
-            .ok_or_else(|| Filter::cannot_delete(py, variant))
-    }
-
-    /// The error of a filter whose variant cannot delete.
-    fn cannot_delete(py: Python<'_>, variant: &'static str) -> PyErr {
-        errors::to_py(py, approxset::Error::DeleteUnsupported { variant })
+            .ok_or_else(|| errors::cannot_delete(py, variant, operation))
     }
 
     /// An independent copy (through the binary format).
@@ -273,7 +267,9 @@ impl Filter {
         let max_bytes = args::opt_size(py, max_bytes, "max_bytes")?;
         let variant = parse_variant(py, variant)?;
         let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
-        let set = py.detach(|| b.build(capacity, fp)).py(py)?;
+        let set = py
+            .detach(|| b.build(capacity, fp))
+            .py_items(py, "capacity")?;
         let boxed: Boxed = set;
         Filter::new(boxed)
     }
@@ -421,7 +417,7 @@ impl Filter {
         let digest = digest_of(&self.key, key)?;
         let removal = {
             let mut boxed = self.write();
-            Filter::deletable(py, &mut boxed)?.remove_digest(digest)
+            Filter::deletable(py, &mut boxed, "remove")?.remove_digest(digest)
         };
         match removal {
             Removal::Removed => Ok(()),
@@ -442,7 +438,7 @@ impl Filter {
     fn discard(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let digest = digest_of(&self.key, key)?;
         let mut boxed = self.write();
-        Ok(Filter::deletable(py, &mut boxed)?
+        Ok(Filter::deletable(py, &mut boxed, "discard")?
             .remove_digest(digest)
             .is_removed())
     }
@@ -457,7 +453,7 @@ impl Filter {
         let filter = boxed
             .as_approx_set()
             .and_then(|s| s.as_deletable())
-            .ok_or_else(|| Filter::cannot_delete(py, boxed.variant()))?;
+            .ok_or_else(|| errors::cannot_delete(py, boxed.variant(), "count"))?;
         Ok(filter.count_digest(digest).value())
     }
 
@@ -488,6 +484,23 @@ impl Filter {
     /// each time; ``info()["estimated_items"]`` estimates distinct keys).
     fn __len__(&self) -> usize {
         self.read().len()
+    }
+
+    /// Whether ``other`` is a filter of the same bytes (variant, size, hash
+    /// key and content): ``f == f.copy()``, ``f == approxset.load(path)``
+    /// after ``f.save(path)``. Filters are mutable, so not hashable.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(other) = other.cast::<Filter>() else {
+            return Ok(py.NotImplemented());
+        };
+        // One lock at a time: `f == g` and `g == f` in two threads cannot
+        // deadlock.
+        let mine = self.read().to_bytes().py(py)?;
+        let theirs = other.get().read().to_bytes().py(py)?;
+        Ok(PyBool::new(py, mine == theirs)
+            .to_owned()
+            .into_any()
+            .unbind())
     }
 
     /// The filter in the versioned binary format (as the Rust library and
@@ -653,6 +666,7 @@ fn _approxset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
     m.add("VARIANTS", PyTuple::new(m.py(), names)?)?;
     m.add("DEFAULT_READ_LIMIT", DEFAULT_READ_LIMIT)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // For the tests of chunk boundaries.
     m.add("_CHUNK_KEYS", chunk::CHUNK_KEYS)?;
     Ok(())

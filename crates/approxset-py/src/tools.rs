@@ -60,7 +60,8 @@ pub(crate) fn variants(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// What a filter of each variant takes for ``n`` keys at rate ``fp``,
 /// computed without building it: a list of dicts with ``variant``,
 /// ``bits``, ``bytes``, ``bits_per_key``, ``hashes`` (k, or fingerprint
-/// bits for cuckoo and fuse) and ``expected_fp``. A variant that cannot
+/// bits for cuckoo and fuse, whose rows also name them
+/// ``fingerprint_bits``) and ``expected_fp``. A variant that cannot
 /// meet the request has ``error`` instead. ``variants`` limits the list.
 #[pyfunction]
 #[pyo3(signature = (n, fp, variants = None))]
@@ -73,7 +74,7 @@ pub(crate) fn design<'py>(
     let n = args::size(py, n, "n")?;
     let fp = args::rate(py, fp, "fp")?;
     approxset::sizing::validate_fp_rate(fp).py(py)?;
-    approxset::sizing::validate_items(n).py(py)?;
+    approxset::sizing::validate_items(n).py_items(py, "n")?;
     let list = PyList::empty(py);
     for v in selected(py, variants)? {
         let d = PyDict::new(py);
@@ -85,6 +86,10 @@ pub(crate) fn design<'py>(
                 d.set_item("bytes", design.bytes())?;
                 d.set_item("bits_per_key", design.bits_per_key())?;
                 d.set_item("hashes", design.hashes())?;
+                // As the CLI's JSON: the fingerprint filters name the width.
+                if matches!(v, Variant::Cuckoo | Variant::Fuse) {
+                    d.set_item("fingerprint_bits", design.hashes())?;
+                }
                 d.set_item("expected_fp", design.expected_fp())?;
             }
             Err(e) => d.set_item("error", e.to_string())?,
@@ -183,7 +188,7 @@ pub(crate) fn compare<'py>(
     let queries = args::opt_size(py, queries, "queries")?;
     let seed = args::opt_u64(py, seed, "seed")?.unwrap_or(1);
     approxset::sizing::validate_fp_rate(fp).py(py)?;
-    approxset::sizing::validate_items(n).py(py)?;
+    approxset::sizing::validate_items(n).py_items(py, "n")?;
     let queries = queries.unwrap_or(n);
     // Both lists are allocated up front: refuse what cannot be had as an
     // error, never an abort.

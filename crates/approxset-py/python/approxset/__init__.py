@@ -18,6 +18,7 @@ from ._approxset import (
     DEFAULT_READ_LIMIT,
     VARIANTS,
     Filter,
+    __version__,
     compare,
     design,
     from_bytes,
@@ -34,6 +35,7 @@ from ._errors import (
 )
 
 __all__ = [
+    "__version__",
     "DEFAULT_READ_LIMIT",
     "VARIANTS",
     "CorruptFilterError",
