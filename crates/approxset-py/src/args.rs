@@ -20,7 +20,7 @@ pub(crate) fn size(py: Python<'_>, obj: &Bound<'_, PyAny>, name: &str) -> PyResu
 ///
 /// # Errors
 /// As [`size`], for the range 0 to 2**64 - 1.
-pub(crate) fn u64(py: Python<'_>, obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
+pub(crate) fn unsigned(py: Python<'_>, obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
     integer(py, obj, obj.extract(), name, "2**64 - 1")
 }
 
@@ -41,14 +41,14 @@ pub(crate) fn opt_size(
 /// The optional `u64` argument `name`.
 ///
 /// # Errors
-/// As [`u64`].
+/// As [`unsigned`].
 pub(crate) fn opt_u64(
     py: Python<'_>,
     obj: Option<&Bound<'_, PyAny>>,
     name: &str,
 ) -> PyResult<Option<u64>> {
     obj.filter(|o| !o.is_none())
-        .map(|o| u64(py, o, name))
+        .map(|o| unsigned(py, o, name))
         .transpose()
 }
 
