@@ -68,8 +68,28 @@ impl Kind {
     }
 }
 
-/// The Python exception for a library error.
+/// The Python exception for a library error, its message in Python's
+/// terms: the argument `fp` (not `fp_rate`), `Filter.from_keys` (not
+/// Rust functions).
 pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
+    to_py_items(py, error, "expected_items")
+}
+
+/// [`to_py`], the library's `expected_items` named `items` as the Python
+/// function calls it (`capacity`, `n`).
+pub(crate) fn to_py_items(py: Python<'_>, error: Error, items: &str) -> PyErr {
+    match &error {
+        Error::InvalidParameter { name, reason } => {
+            let name = match *name {
+                "fp_rate" => "fp",
+                "expected_items" => items,
+                other => other,
+            };
+            return Kind::Parameter.err(py, format!("invalid {name}: {reason}"));
+        }
+        Error::StaticFilter { variant } => return static_filter(py, variant),
+        _ => {}
+    }
     let kind = match &error {
         Error::InvalidParameter { .. } | Error::TooLarge { .. } | Error::Incompatible { .. } => {
             Kind::Parameter
@@ -93,14 +113,56 @@ pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
     kind.err(py, error.to_string())
 }
 
+/// The error of an insert into the static `variant`.
+pub(crate) fn static_filter(py: Python<'_>, variant: &str) -> PyErr {
+    Kind::Unsupported.err(
+        py,
+        format!(
+            "the {variant} filter is static: it takes no inserts \
+             (build it from every key with Filter.from_keys)"
+        ),
+    )
+}
+
+/// The error of `operation` (`remove`, `count`, …) on `variant`, which
+/// cannot delete: it names the variants that can.
+pub(crate) fn cannot_delete(py: Python<'_>, variant: &str, operation: &str) -> PyErr {
+    let can: Vec<&str> = approxset::Variant::ALL
+        .iter()
+        .filter(|v| v.supports_delete())
+        .map(|v| v.name())
+        .collect();
+    let can = match can.split_last() {
+        Some((last, [])) => format!("the {last} filter"),
+        Some((last, rest)) => format!("the {} and {last} filters", rest.join(", ")),
+        None => "no filter".into(),
+    };
+    let what = if operation == "count" {
+        "counts no copies (use `key in f` to test a key)"
+    } else {
+        "cannot remove keys"
+    };
+    Kind::Unsupported.err(
+        py,
+        format!("the {variant} filter {what}: Filter.{operation} is for {can}"),
+    )
+}
+
 /// `Result` of the library into `PyResult`.
 pub(crate) trait IntoPy<T> {
     /// The value, or the library error as its Python exception.
     fn py(self, py: Python<'_>) -> PyResult<T>;
+
+    /// [`py`](IntoPy::py), the library's `expected_items` named `items`.
+    fn py_items(self, py: Python<'_>, items: &str) -> PyResult<T>;
 }
 
 impl<T> IntoPy<T> for approxset::Result<T> {
     fn py(self, py: Python<'_>) -> PyResult<T> {
         self.map_err(|e| to_py(py, e))
+    }
+
+    fn py_items(self, py: Python<'_>, items: &str) -> PyResult<T> {
+        self.map_err(|e| to_py_items(py, e, items))
     }
 }

@@ -4,12 +4,19 @@
 //!
 //! A filter is a `Box<dyn Membership>` behind a read-write lock: lookups
 //! share it, inserts take it alone, and the batch calls hold it with the
-//! GIL released. No Python code runs while the lock is held (keys are
-//! gathered first), so a generator that looks into the filter it feeds
-//! cannot deadlock.
+//! GIL released. No Python code runs while the lock is held (each chunk
+//! of keys is gathered first), so a generator that looks into the filter
+//! it feeds cannot deadlock. Batches read their keys a chunk at a time
+//! (`source.rs`, `chunk.rs`, `batches.rs`), so that their extra memory is
+//! bounded whatever the input's size.
 
+mod args;
+mod arrays;
+mod batches;
+mod chunk;
 mod errors;
 mod keys;
+mod source;
 mod spark;
 mod tools;
 
@@ -17,20 +24,20 @@ use std::path::PathBuf;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use approxset::format::DEFAULT_READ_LIMIT;
-use approxset::{ApproxSet, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant};
+use approxset::{
+    ApproxSet, BinaryFuseFilter, BuildOptions, Deletable, HashFunction, HashKey, Membership,
+    Removal, Value, Variant,
+};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple, PyType};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyTuple, PyType};
 
 use crate::errors::{IntoPy, Kind};
-use crate::keys::{Batch, digest_of};
+use crate::keys::digest_of;
+use crate::source::Source;
 
 /// The boxed filter every `Filter` holds.
 type Boxed = Box<dyn Membership + Send + Sync>;
-
-/// Keys an `update` over a generic iterable gathers before inserting them
-/// (so that a long iterator never needs all its keys in memory).
-const UPDATE_CHUNK: usize = 1 << 14;
 
 /// An approximate-membership filter: a set that answers ``key in f`` with
 /// no false negatives and a small, chosen rate of false positives.
@@ -44,8 +51,9 @@ const UPDATE_CHUNK: usize = 1 << 14;
 ///     (True, True)
 ///
 /// Keys are ``str`` (its UTF-8 bytes), ``bytes``/``bytearray``/
-/// ``memoryview``, and ``int`` (64-bit, as the Rust library's ``i64``/
-/// ``u64`` keys): the same key in Python, Rust and the CLI. The static
+/// ``memoryview``, and integers (64-bit, as the Rust library's ``i64``/
+/// ``u64`` keys; ``int`` or NumPy integer scalars): the same key in Python,
+/// Rust and the CLI. The static
 /// ``"fuse"`` variant is built once with ``Filter.from_keys``.
 ///
 /// ``Filter(variant, capacity, fp)`` is an empty filter for ``capacity``
@@ -54,7 +62,8 @@ const UPDATE_CHUNK: usize = 1 << 14;
 /// and rebuilt bit for bit; without either it is random. ``hash`` is
 /// ``"siphash"`` (the default) or ``"xxh3"`` (faster, for keys an attacker
 /// does not choose); ``max_bytes`` refuses a larger filter. Bad parameters
-/// raise ``ParameterError`` (a ``ValueError``).
+/// (a size or seed out of range included) raise ``ParameterError`` (a
+/// ``ValueError``) naming the argument.
 #[pyclass(module = "approxset", frozen, name = "Filter")]
 #[derive(Debug)]
 struct Filter {
@@ -91,29 +100,23 @@ impl Filter {
     /// The filter as a set that takes inserts, or the error of a static one.
     fn insertable<'a>(py: Python<'_>, boxed: &'a mut Boxed) -> PyResult<&'a mut dyn ApproxSet> {
         let variant = boxed.variant();
-        boxed.as_approx_set_mut().ok_or_else(|| {
-            Kind::Unsupported.err(
-                py,
-                format!(
-                    "the {variant} filter is static: it takes no inserts \
-                     (build it from every key with Filter.from_keys)"
-                ),
-            )
-        })
+        boxed
+            .as_approx_set_mut()
+            .ok_or_else(|| errors::static_filter(py, variant))
     }
 
-    /// The filter as a set that removes, or the error of one that cannot.
-    fn deletable<'a>(py: Python<'_>, boxed: &'a mut Boxed) -> PyResult<&'a mut dyn Deletable> {
+    /// The filter as a set that removes, or the error of one that cannot
+    /// (for the Python method `operation`).
+    fn deletable<'a>(
+        py: Python<'_>,
+        boxed: &'a mut Boxed,
+        operation: &str,
+    ) -> PyResult<&'a mut dyn Deletable> {
         let variant = boxed.variant();
         boxed
             .as_approx_set_mut()
             .and_then(|s| s.as_deletable_mut())
-            .ok_or_else(|| Filter::cannot_delete(py, variant))
-    }
-
-    /// The error of a filter whose variant cannot delete.
-    fn cannot_delete(py: Python<'_>, variant: &'static str) -> PyErr {
-        errors::to_py(py, approxset::Error::DeleteUnsupported { variant })
+            .ok_or_else(|| errors::cannot_delete(py, variant, operation))
     }
 
     /// An independent copy (through the binary format).
@@ -160,16 +163,16 @@ fn parse_variant(py: Python<'_>, name: &str) -> PyResult<Variant> {
         .map_err(|e| Kind::Parameter.err(py, e.to_string()))
 }
 
-/// The builder of `variant` with the Python options.
-fn builder(
+/// The build options of the Python arguments `seed`, `key`, `hash` and
+/// `max_bytes`.
+fn options(
     py: Python<'_>,
-    variant: Variant,
     seed: Option<u64>,
     key: Option<&[u8]>,
     hash: Option<&str>,
     max_bytes: Option<usize>,
-) -> PyResult<approxset::VariantBuilder> {
-    let mut b = variant.builder();
+) -> PyResult<BuildOptions> {
+    let mut b = BuildOptions::new();
     match (seed, key) {
         (Some(_), Some(_)) => {
             return Err(Kind::Parameter.err(py, "give seed or key, not both"));
@@ -198,6 +201,20 @@ fn builder(
         b = b.max_bytes(max);
     }
     Ok(b)
+}
+
+/// The builder of `variant` with the Python options.
+fn builder(
+    py: Python<'_>,
+    variant: Variant,
+    seed: Option<u64>,
+    key: Option<&[u8]>,
+    hash: Option<&str>,
+    max_bytes: Option<usize>,
+) -> PyResult<approxset::VariantBuilder> {
+    Ok(variant
+        .builder()
+        .options(options(py, seed, key, hash, max_bytes)?))
 }
 
 /// The bytes of a `bytes`, `bytearray` or `memoryview` argument.
@@ -230,21 +247,30 @@ impl Filter {
     ///
     /// An empty filter (see the class documentation).
     #[new]
-    #[pyo3(signature = (variant, capacity, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
+    #[pyo3(
+        signature = (variant, capacity, fp = None, *, seed = None, key = None, hash = None, max_bytes = None),
+        text_signature = "(variant, capacity, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         variant: &str,
-        capacity: usize,
-        fp: f64,
-        seed: Option<u64>,
+        capacity: &Bound<'_, PyAny>,
+        fp: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
         key: Option<Vec<u8>>,
         hash: Option<&str>,
-        max_bytes: Option<usize>,
+        max_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let capacity = args::size(py, capacity, "capacity")?;
+        let fp = args::opt_rate(py, fp, "fp")?;
+        let seed = args::opt_u64(py, seed, "seed")?;
+        let max_bytes = args::opt_size(py, max_bytes, "max_bytes")?;
         let variant = parse_variant(py, variant)?;
         let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
-        let set = py.detach(|| b.build(capacity, fp)).py(py)?;
+        let set = py
+            .detach(|| b.build(capacity, fp))
+            .py_items(py, "capacity")?;
         let boxed: Boxed = set;
         Filter::new(boxed)
     }
@@ -254,31 +280,62 @@ impl Filter {
     ///
     /// A filter of ``variant`` built from every key of the iterable
     /// ``keys`` (sized for them): the way to build the static ``"fuse"``
-    /// filter, and a shortcut for the others.
+    /// filter, and a shortcut for the others. Keys are read a chunk at a
+    /// time; the static filter (and any other built from an iterator of
+    /// unknown length) keeps 16 bytes a key until it is built.
     #[classmethod]
-    #[pyo3(signature = (variant, keys, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
+    #[pyo3(
+        signature = (variant, keys, fp = None, *, seed = None, key = None, hash = None, max_bytes = None),
+        text_signature = "(cls, variant, keys, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn from_keys(
         _cls: &Bound<'_, PyType>,
         py: Python<'_>,
         variant: &str,
         keys: &Bound<'_, PyAny>,
-        fp: f64,
-        seed: Option<u64>,
+        fp: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
         key: Option<Vec<u8>>,
         hash: Option<&str>,
-        max_bytes: Option<usize>,
+        max_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let fp = args::opt_rate(py, fp, "fp")?;
+        let seed = args::opt_u64(py, seed, "seed")?;
+        let max_bytes = args::opt_size(py, max_bytes, "max_bytes")?;
         let variant = parse_variant(py, variant)?;
-        let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
-        let batch = keys::collect(keys)?;
-        let built = py
-            .detach(|| {
-                let slices: Vec<&[u8]> = batch.iter().collect();
-                b.build_from(&slices, fp)
-            })
-            .py(py)?;
-        Filter::new(built)
+        let options = options(py, seed, key.as_deref(), hash, max_bytes)?;
+        // The key is fixed first, so that keys can be hashed as they are
+        // read.
+        let hash_key = options.key_or_random();
+        let options = options.hash_key(hash_key);
+        let mut source = Source::new(keys)?;
+        if variant.is_static() {
+            let fuse = || BinaryFuseFilter::with_fp_rate(fp).options(options);
+            // Bad options fail before any key is read.
+            fuse().build_digests(&[]).py(py)?;
+            let digests = batches::digests_all(py, &mut source, hash_key)?;
+            let built = py.detach(|| fuse().build_digests(&digests)).py(py)?;
+            drop(digests);
+            return Filter::new(Box::new(built));
+        }
+        // As `VariantBuilder::build_from`: sized for the number of keys
+        // (repeats included, at least 1), then filled in order.
+        let b = variant.builder().options(options);
+        let (n, digests) = match source.len() {
+            Some(n) => (n, None),
+            None => {
+                let digests = batches::digests_all(py, &mut source, hash_key)?;
+                (digests.len(), Some(digests))
+            }
+        };
+        let mut set = py.detach(|| b.build(n.max(1), fp)).py(py)?;
+        match digests {
+            Some(digests) => py.detach(|| set.insert_digests(&digests)).py(py)?,
+            None => batches::insert_all(py, &mut source, hash_key, |d| set.insert_digests(d))?,
+        }
+        let boxed: Boxed = set;
+        Filter::new(boxed)
     }
 
     /// Filter.from_bytes(data)
@@ -304,72 +361,46 @@ impl Filter {
             .map(drop)
     }
 
-    /// Adds every key of an iterable (or NumPy/Arrow array); see ``add``.
-    /// On an error the keys before the failing one stay added.
+    /// Adds every key of an iterable (or NumPy/Arrow array); see
+    /// ``add_many``.
     fn update(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
         self.add_many(py, keys)
     }
 
-    /// Adds every key of a list, iterable or NumPy/Arrow array, hashing and
-    /// inserting with the GIL released.
+    /// Adds every key of a list, iterable or NumPy/Arrow array, a chunk at a
+    /// time, hashing and inserting with the GIL released. On an error
+    /// (a key that is not one, an iterator that raises, ``FullError``)
+    /// every key before the failing one is in the filter, and the failing
+    /// one is not.
     fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-        let key = self.key;
-        keys::for_batches(keys, Some(UPDATE_CHUNK), |batch: &Batch<'_>| {
-            if batch.len() == 0 {
-                return Ok(());
-            }
-            let outcome = py.detach(|| {
-                let mut boxed = self.write();
-                boxed
-                    .as_approx_set_mut()
-                    .map(|set| batch.for_digests(&key, |digests| set.insert_digests(digests)))
-            });
-            match outcome {
-                Some(result) => result.py(py),
-                None => {
-                    let mut boxed = self.write();
-                    Filter::insertable(py, &mut boxed).map(drop)
-                }
+        {
+            let mut boxed = self.write();
+            Filter::insertable(py, &mut boxed)?;
+        }
+        let mut source = Source::new(keys)?;
+        batches::insert_all(py, &mut source, self.key, |digests| {
+            let mut boxed = self.write();
+            match boxed.as_approx_set_mut() {
+                Some(set) => set.insert_digests(digests),
+                None => Err(approxset::Error::StaticFilter {
+                    variant: boxed.variant(),
+                }),
             }
         })
     }
 
     /// Whether each key may be in the filter: a NumPy bool array for a
-    /// NumPy or Arrow array of keys, else a list of bools. Hashing and
-    /// probing run with the GIL released.
+    /// NumPy or Arrow array of keys, else a list of bools. Keys are read a
+    /// chunk at a time, hashed and probed with the GIL released.
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let key = self.key;
-        let mut answers: Vec<bool> = Vec::new();
-        let mut array = false;
-        keys::for_batches(keys, None, |batch: &Batch<'_>| {
-            array = batch.array;
-            answers = py.detach(|| {
-                let boxed = self.read();
-                let mut all = Vec::with_capacity(batch.len());
-                let mut chunk = Vec::new();
-                let _ = batch.for_digests(&key, |digests| -> Result<(), ()> {
-                    boxed.contains_digests(digests, &mut chunk);
-                    all.extend_from_slice(&chunk);
-                    Ok(())
-                });
-                all
-            });
-            Ok(())
-        })?;
-        if array {
-            let raw: Vec<u8> = answers.iter().map(|&b| u8::from(b)).collect();
-            let numpy = py.import("numpy")?;
-            let buf = PyByteArray::new(py, &raw);
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("dtype", numpy.getattr("bool_")?)?;
-            numpy.call_method("frombuffer", (buf,), Some(&kwargs))
-        } else {
-            Ok(pyo3::types::PyList::new(py, answers)?.into_any())
-        }
+        let mut source = Source::new(keys)?;
+        batches::contains_all(py, &mut source, self.key, |digests, out| {
+            self.read().contains_digests(digests, out)
+        })
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -387,7 +418,7 @@ impl Filter {
         let digest = digest_of(&self.key, key)?;
         let removal = {
             let mut boxed = self.write();
-            Filter::deletable(py, &mut boxed)?.remove_digest(digest)
+            Filter::deletable(py, &mut boxed, "remove")?.remove_digest(digest)
         };
         match removal {
             Removal::Removed => Ok(()),
@@ -408,7 +439,7 @@ impl Filter {
     fn discard(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let digest = digest_of(&self.key, key)?;
         let mut boxed = self.write();
-        Ok(Filter::deletable(py, &mut boxed)?
+        Ok(Filter::deletable(py, &mut boxed, "discard")?
             .remove_digest(digest)
             .is_removed())
     }
@@ -423,7 +454,7 @@ impl Filter {
         let filter = boxed
             .as_approx_set()
             .and_then(|s| s.as_deletable())
-            .ok_or_else(|| Filter::cannot_delete(py, boxed.variant()))?;
+            .ok_or_else(|| errors::cannot_delete(py, boxed.variant(), "count"))?;
         Ok(filter.count_digest(digest).value())
     }
 
@@ -454,6 +485,23 @@ impl Filter {
     /// each time; ``info()["estimated_items"]`` estimates distinct keys).
     fn __len__(&self) -> usize {
         self.read().len()
+    }
+
+    /// Whether ``other`` is a filter of the same bytes (variant, size, hash
+    /// key and content): ``f == f.copy()``, ``f == approxset.load(path)``
+    /// after ``f.save(path)``. Filters are mutable, so not hashable.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(other) = other.cast::<Filter>() else {
+            return Ok(py.NotImplemented());
+        };
+        // One lock at a time: `f == g` and `g == f` in two threads cannot
+        // deadlock.
+        let mine = self.read().to_bytes().py(py)?;
+        let theirs = other.get().read().to_bytes().py(py)?;
+        Ok(PyBool::new(py, mine == theirs)
+            .to_owned()
+            .into_any()
+            .unbind())
     }
 
     /// The filter in the versioned binary format (as the Rust library and
@@ -595,8 +643,8 @@ fn from_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Filter> {
 /// Raises ``OSError`` for the file, ``CorruptFilterError`` for its content.
 #[pyfunction]
 #[pyo3(signature = (path, *, max_bytes = None))]
-fn load(py: Python<'_>, path: PathBuf, max_bytes: Option<u64>) -> PyResult<Filter> {
-    let limit = max_bytes.unwrap_or(DEFAULT_READ_LIMIT);
+fn load(py: Python<'_>, path: PathBuf, max_bytes: Option<&Bound<'_, PyAny>>) -> PyResult<Filter> {
+    let limit = args::opt_u64(py, max_bytes, "max_bytes")?.unwrap_or(DEFAULT_READ_LIMIT);
     let boxed = py.detach(|| -> PyResult<approxset::Result<Boxed>> {
         let file = std::fs::File::open(&path)?;
         Ok(approxset::read_membership_from_limited(
@@ -620,5 +668,8 @@ fn _approxset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
     m.add("VARIANTS", PyTuple::new(m.py(), names)?)?;
     m.add("DEFAULT_READ_LIMIT", DEFAULT_READ_LIMIT)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // For the tests of chunk boundaries.
+    m.add("_CHUNK_KEYS", chunk::CHUNK_KEYS)?;
     Ok(())
 }

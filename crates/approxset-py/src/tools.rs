@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors::IntoPy;
-use crate::{builder, parse_variant};
+use crate::{args, builder, parse_variant};
 
 /// Whether filters of `variant` union, found by trying it on two small
 /// filters with one seed (so it follows the library as variants change).
@@ -60,18 +60,21 @@ pub(crate) fn variants(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// What a filter of each variant takes for ``n`` keys at rate ``fp``,
 /// computed without building it: a list of dicts with ``variant``,
 /// ``bits``, ``bytes``, ``bits_per_key``, ``hashes`` (k, or fingerprint
-/// bits for cuckoo and fuse) and ``expected_fp``. A variant that cannot
+/// bits for cuckoo and fuse, whose rows also name them
+/// ``fingerprint_bits``) and ``expected_fp``. A variant that cannot
 /// meet the request has ``error`` instead. ``variants`` limits the list.
 #[pyfunction]
 #[pyo3(signature = (n, fp, variants = None))]
-pub(crate) fn design(
-    py: Python<'_>,
-    n: usize,
-    fp: f64,
+pub(crate) fn design<'py>(
+    py: Python<'py>,
+    n: &Bound<'_, PyAny>,
+    fp: &Bound<'_, PyAny>,
     variants: Option<Vec<String>>,
-) -> PyResult<Bound<'_, PyList>> {
+) -> PyResult<Bound<'py, PyList>> {
+    let n = args::size(py, n, "n")?;
+    let fp = args::rate(py, fp, "fp")?;
     approxset::sizing::validate_fp_rate(fp).py(py)?;
-    approxset::sizing::validate_items(n).py(py)?;
+    approxset::sizing::validate_items(n).py_items(py, "n")?;
     let list = PyList::empty(py);
     for v in selected(py, variants)? {
         let d = PyDict::new(py);
@@ -83,6 +86,10 @@ pub(crate) fn design(
                 d.set_item("bytes", design.bytes())?;
                 d.set_item("bits_per_key", design.bits_per_key())?;
                 d.set_item("hashes", design.hashes())?;
+                // As the CLI's JSON: the fingerprint filters name the width.
+                if matches!(v, Variant::Cuckoo | Variant::Fuse) {
+                    d.set_item("fingerprint_bits", design.hashes())?;
+                }
                 d.set_item("expected_fp", design.expected_fp())?;
             }
             Err(e) => d.set_item("error", e.to_string())?,
@@ -162,18 +169,26 @@ fn measure(
 /// counted as false negatives), ``insert_ns``, ``contains_ns`` and
 /// ``deletable``. A variant that cannot be built has ``error`` instead.
 #[pyfunction]
-#[pyo3(signature = (n = 100_000, fp = 0.01, *, queries = None, seed = 1, variants = None, hash = None))]
+#[pyo3(
+    signature = (n = None, fp = None, *, queries = None, seed = None, variants = None, hash = None),
+    text_signature = "(n=100000, fp=0.01, *, queries=None, seed=1, variants=None, hash=None)"
+)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn compare<'py>(
     py: Python<'py>,
-    n: usize,
-    fp: f64,
-    queries: Option<usize>,
-    seed: u64,
+    n: Option<&Bound<'_, PyAny>>,
+    fp: Option<&Bound<'_, PyAny>>,
+    queries: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
     variants: Option<Vec<String>>,
     hash: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
+    let n = args::opt_size(py, n, "n")?.unwrap_or(100_000);
+    let fp = args::opt_rate(py, fp, "fp")?;
+    let queries = args::opt_size(py, queries, "queries")?;
+    let seed = args::opt_u64(py, seed, "seed")?.unwrap_or(1);
     approxset::sizing::validate_fp_rate(fp).py(py)?;
-    approxset::sizing::validate_items(n).py(py)?;
+    approxset::sizing::validate_items(n).py_items(py, "n")?;
     let queries = queries.unwrap_or(n);
     // Both lists are allocated up front: refuse what cannot be had as an
     // error, never an abort.

@@ -20,6 +20,7 @@ from ._approxset import (
     DEFAULT_READ_LIMIT,
     VARIANTS,
     SparkFilter,
+    __version__,
     compare,
     design,
     from_bytes,
@@ -78,6 +79,7 @@ else:
 
 
 __all__ = [
+    "__version__",
     "DEFAULT_READ_LIMIT",
     "VARIANTS",
     "CorruptFilterError",

@@ -2,19 +2,24 @@
 
 import os
 from collections.abc import Iterable
-from typing import Any, Literal, TypeAlias, TypedDict, overload
+from typing import Any, Literal, SupportsIndex, TypeAlias, TypedDict, overload
 
 from typing_extensions import Self
 
-Key: TypeAlias = str | bytes | bytearray | memoryview | int
-"""A key: ``str`` (its UTF-8), bytes-like (its bytes), ``int`` (64 bits)."""
+Key: TypeAlias = str | bytes | bytearray | memoryview | int | SupportsIndex
+"""A key: ``str`` (its UTF-8), bytes-like (its bytes), an integer (64 bits:
+``int``, or any ``__index__`` such as ``numpy.int64``, as the ``int`` of
+its value)."""
 
 Keys: TypeAlias = Iterable[Key] | Any
 """An iterable of keys, or a 1-D NumPy array (integers, ``S`` or ``U``
-strings, objects) or an Arrow string/binary array."""
+strings, objects; read through the buffer protocol) or an Arrow
+string/binary array. Read a chunk at a time: a batch call's extra memory
+is a few MiB whatever the input's size."""
 
 VARIANTS: tuple[str, ...]
 DEFAULT_READ_LIMIT: int
+__version__: str
 
 class VariantInfo(TypedDict):
     name: str
@@ -64,16 +69,19 @@ class Filter:
         hash: Literal["siphash", "xxh3"] | None = None,
         max_bytes: int | None = None,
     ) -> Filter:
-        """A filter built from every key at once (the static ``"fuse"``)."""
+        """A filter built from every key at once (the static ``"fuse"``,
+        which keeps 16 bytes a key until it is built)."""
     @staticmethod
     def from_bytes(data: bytes | bytearray | memoryview) -> Filter:
         """The filter saved in ``data``."""
     def add(self, key: Key) -> None:
         """Adds ``key``."""
     def update(self, keys: Keys) -> None:
-        """Adds every key."""
+        """Adds every key (as ``add_many``)."""
     def add_many(self, keys: Keys) -> None:
-        """Adds every key, with the GIL released."""
+        """Adds every key, a chunk at a time with the GIL released. On an
+        error every key before the failing one is in the filter, and the
+        failing one is not."""
     @overload
     def contains_many(self, keys: list[Key] | tuple[Key, ...] | Iterable[Key]) -> list[bool]: ...
     @overload
@@ -91,6 +99,9 @@ class Filter:
     def clear(self) -> None: ...
     def copy(self) -> Filter: ...
     def __len__(self) -> int: ...
+    def __eq__(self, other: object) -> bool:
+        """Whether ``other`` is a filter of the same bytes."""
+    __hash__: None  # type: ignore[assignment]
     def __bytes__(self) -> bytes: ...
     def __reduce__(self) -> tuple[Any, tuple[bytes]]: ...
     def save(self, path: str | os.PathLike[str]) -> None: ...
