@@ -119,7 +119,7 @@ pub use load::{
 };
 
 pub use approxset_core::{
-    BuildOptions, Digest, HashFunction, HashKey, ProbeScheme, Value, format, hash, sizing,
+    BuildOptions, Digest, HashFunction, HashKey, ProbeScheme, Value, atomic, format, hash, sizing,
 };
 
 pub mod bloom {

@@ -255,6 +255,11 @@ pub(crate) fn load_insertable(
 /// A failure naming the file when it cannot be opened or its page table or
 /// first page is not as written.
 pub(crate) fn open_paged(path: &Path) -> Result<Option<PagedFilter>, CliError> {
+    // Told by the path first: a FIFO opened here would lose its writer
+    // before the whole read that follows.
+    if !fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
     let (file, meta) = open_filter_file(path)?;
     if !meta.is_file() || meta.len() < 16 {
         return Ok(None);

@@ -83,12 +83,14 @@ pub(crate) fn read_if_spark(path: &Path) -> Result<Option<Vec<u8>>, CliError> {
     use std::io::Read;
     let cannot =
         |e: &std::io::Error| CliError::io(format_args!("cannot read '{}'", path.display()), e);
+    // Only a regular file, told by its path: opening a FIFO here would
+    // take its one writer from the read that follows.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
     let Ok(mut file) = std::fs::File::open(path) else {
         return Ok(None);
     };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Ok(None);
-    }
     let mut head = Vec::new();
     (&mut file)
         .take(8)

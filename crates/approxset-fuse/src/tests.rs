@@ -331,7 +331,10 @@ fn round_trips_through_bytes() {
                 .unwrap();
             let bytes = f.to_bytes().unwrap();
             assert_eq!(bytes[6], approxset_core::format::tag::FUSE);
-            assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 3);
+            assert_eq!(
+                u16::from_le_bytes([bytes[4], bytes[5]]),
+                approxset_core::format::VERSION
+            );
             assert_eq!(bytes.len() % 8, 0);
             let g = BinaryFuseFilter::from_bytes(&bytes).unwrap();
             assert_eq!(g, f);
