@@ -22,12 +22,17 @@
 
 mod codec;
 mod filter;
+mod persist;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod sizing;
 mod table;
+mod view;
 
 pub use approxset_core::{Count, Error, Removal, Result};
 pub use filter::{QuotientBuilder, QuotientFilter};
 pub use sizing::MAX_LOAD;
+pub use view::QuotientFilterView;
 
 #[cfg(test)]
 mod tests;

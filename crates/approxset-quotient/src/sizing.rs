@@ -100,6 +100,7 @@ impl Plan {
     }
 
     /// The false-positive rate bound of the plan at full load.
+    #[cfg(test)]
     pub(crate) fn bound(&self) -> f64 {
         MAX_LOAD * ((-(self.r0 as f64)).exp2() + (-((self.r0 + self.gap) as f64)).exp2())
     }

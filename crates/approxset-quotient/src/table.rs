@@ -383,12 +383,6 @@ impl Table {
         })
     }
 
-    /// Bytes a table of `home` slots and `r`-bit remainders takes.
-    pub(crate) fn bytes_for(home: usize, r: u32) -> u128 {
-        let blocks = home / 64 + 1;
-        (data_words(blocks, r) as u128 + offset_words(blocks) as u128) * 8
-    }
-
     /// Removes every entry.
     pub(crate) fn clear(&mut self) {
         self.blocks = self.home / 64 + 1;

@@ -235,3 +235,37 @@ fn send_sync() {
     fn ok<T: Send + Sync>() {}
     ok::<QuotientFilter>();
 }
+
+#[test]
+fn saves_loads_and_views() {
+    let mut f = filter(100, 0.01);
+    for i in 0..2000u32 {
+        f.insert(&i).unwrap();
+    }
+    for _ in 0..40 {
+        f.insert("hot").unwrap();
+    }
+    let bytes = f.to_bytes().unwrap();
+    let g = QuotientFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(f, g);
+    let v = QuotientFilter::view(&bytes).unwrap();
+    v.verify().unwrap();
+    assert!((0..2000u32).all(|i| v.contains(&i)));
+    assert_eq!(
+        v.count_digest(f.hash_key().digest("hot")),
+        Count::AtMost(40)
+    );
+    assert_eq!(v.to_bytes().unwrap(), bytes);
+    assert_eq!(v.into_owned().unwrap(), f);
+    // Every single-byte change of the payload is refused by the loader
+    // (checksum) and by the view (the fields' cross-checks) or leaves a
+    // filter that answers every key present.
+    for at in (32..bytes.len() - 8).step_by(7) {
+        let mut forged = bytes.clone();
+        forged[at] ^= 0x10;
+        assert!(QuotientFilter::from_bytes(&forged).is_err());
+        if let Ok(v) = QuotientFilter::view(&forged) {
+            let _ = v.contains("x");
+        }
+    }
+}
