@@ -527,3 +527,26 @@ impl fmt::Debug for QuotientFilter {
 }
 
 approxset_core::impl_approx_set!([] QuotientFilter, variant = "quotient", remove, combine);
+
+impl QuotientFilter {
+    /// What a filter for `expected_items` items at `fp_rate` takes before
+    /// it grows: its first table's bits and bytes, remainder bits (as
+    /// `probes`) and the rate at `expected_items`, computed without
+    /// building it.
+    ///
+    /// # Errors
+    /// As [`QuotientBuilder::expected_items`], without allocating.
+    pub fn plan(expected_items: usize, fp_rate: f64) -> Result<approxset_core::sizing::Plan> {
+        let plan = Plan::new(expected_items, fp_rate)?;
+        let blocks = plan.home as u128 / 64 + 1;
+        let words = blocks * (2 + u128::from(plan.r0)) + blocks.div_ceil(4);
+        let expected = expected_items as f64 / plan.range(0).expect("checked") as f64;
+        Ok(approxset_core::sizing::Plan::new(
+            expected_items,
+            words * 64,
+            words * 8,
+            plan.r0,
+            expected,
+        ))
+    }
+}

@@ -46,27 +46,37 @@ impl Plan {
     pub(crate) fn new(items: usize, p: f64) -> Result<Plan> {
         approxset_core::sizing::validate_fp_rate(p)?;
         approxset_core::sizing::validate_items(items)?;
-        let home = ((items as f64 / MAX_LOAD).ceil() as usize)
-            .checked_next_multiple_of(64)
-            .ok_or_else(|| Error::invalid("expected_items", format!("{items} is too large")))?
+        let home = ((items as f64 / MAX_LOAD).ceil() as u128)
+            .next_multiple_of(64)
             .max(64);
         let mut r0 = ((MAX_LOAD / p).log2().ceil() as u32).max(MIN_BITS);
+        let blocks = home / 64 + 1;
+        let bytes = (blocks * (2 + u128::from(r0.min(MAX_BITS))) + blocks.div_ceil(4)) * 8;
+        approxset_core::sizing::check_memory(bytes, None)?;
+        let home = home as usize;
+        let too_fine = |r0: u32| {
+            Error::invalid(
+                "fp_rate",
+                format!(
+                    "{p:?} needs remainders of {r0} bits for {items} items, more than 64 bits \
+                     of fingerprint"
+                ),
+            )
+        };
         let gap = loop {
-            let slack = p - MAX_LOAD * (-(r0 as f64)).exp2();
-            let gap = ((MAX_LOAD / slack).log2().ceil() as i64 - r0 as i64).max(1);
+            if r0 > MAX_BITS - 10 {
+                return Err(too_fine(r0));
+            }
+            let slack = p - MAX_LOAD * (-f64::from(r0)).exp2();
+            let gap = ((MAX_LOAD / slack).log2().ceil() as i64 - i64::from(r0)).max(1);
             if gap <= 8 {
                 break gap as u32;
             }
             r0 += 1;
         };
         let plan = Plan { home, r0, gap };
-        if r0 > MAX_BITS - gap - 1 || plan.range(0).is_none() {
-            return Err(Error::invalid(
-                "fp_rate",
-                format!(
-                    "{p:?} needs remainders of {r0} bits for {items} items, more than 64 bits of fingerprint"
-                ),
-            ));
+        if plan.range(0).is_none() {
+            return Err(too_fine(r0));
         }
         Ok(plan)
     }
