@@ -86,6 +86,9 @@ const LABELS: &[(&str, &str, Shown)] = &[
     ("array_length", "cells", Shown::Count),
     ("seed", "construction seed", Shown::Count),
     ("buckets", "buckets", Shown::Count),
+    ("remainder_bits", "remainder bits", Shown::Count),
+    ("tables", "tables", Shown::Count),
+    ("entries", "distinct fingerprints", Shown::Count),
     ("slots", "slots", Shown::Count),
     ("load", "load factor", Shown::Real),
     ("stash", "stashed fingerprints", Shown::Count),
@@ -292,7 +295,7 @@ mod tests {
             // another hash function than SipHash).
             let version = match variant {
                 Variant::Blocked | Variant::Cuckoo => 1,
-                Variant::Fuse | Variant::Sliding => 3,
+                Variant::Fuse | Variant::Sliding | Variant::Quotient => 3,
                 _ => 2,
             };
             assert_eq!(r.format_version, version, "{variant}");
