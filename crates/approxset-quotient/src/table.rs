@@ -425,6 +425,96 @@ impl Table {
         }
     }
 
+    /// The remainders of slots `[x, x + k)` (one block, `k·r ≤ 64`) as one
+    /// bit string, slot `x` lowest.
+    #[inline(always)]
+    fn rems(&self, x: usize, k: usize) -> u64 {
+        let r = self.bits as usize;
+        let width = k * r;
+        let bit = (x % 64) * r;
+        let at = (x / 64) * self.stride() + 2 + bit / 64;
+        let o = bit % 64;
+        let mut v = self.data[at] >> o;
+        if o + width > 64 {
+            v |= self.data[at + 1] << (64 - o);
+        }
+        if width == 64 {
+            v
+        } else {
+            v & ((1u64 << width) - 1)
+        }
+    }
+
+    /// Writes [`rems`](Self::rems)' bit string back at slots `[x, x + k)`.
+    #[inline(always)]
+    fn set_rems(&mut self, x: usize, k: usize, v: u64) {
+        let r = self.bits as usize;
+        let width = k * r;
+        let m = if width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        let bit = (x % 64) * r;
+        let at = (x / 64) * self.stride() + 2 + bit / 64;
+        let o = bit % 64;
+        self.data[at] = (self.data[at] & !(m << o)) | (v << o);
+        if o + width > 64 {
+            let hi = 64 - o;
+            self.data[at + 1] = (self.data[at + 1] & !(m >> hi)) | (v >> hi);
+        }
+    }
+
+    /// Copies the remainders of slots `[from, from + n)` to `[to, to + n)`,
+    /// in chunks of up to `64/r` slots that stay within a block on both
+    /// sides; back to front when moving right, so overlaps are safe.
+    fn move_slots(&mut self, from: usize, n: usize, to: usize) {
+        let per = (64 / self.bits as usize).max(1);
+        if to > from {
+            let mut end = n;
+            while end > 0 {
+                let (s, t) = (from + end - 1, to + end - 1);
+                let k = per.min(end).min(s % 64 + 1).min(t % 64 + 1);
+                let v = self.rems(s + 1 - k, k);
+                self.set_rems(t + 1 - k, k, v);
+                end -= k;
+            }
+        } else {
+            let mut done = 0;
+            while done < n {
+                let (s, t) = (from + done, to + done);
+                let k = per.min(n - done).min(64 - s % 64).min(64 - t % 64);
+                let v = self.rems(s, k);
+                self.set_rems(t, k, v);
+                done += k;
+            }
+        }
+    }
+
+    /// Clears the remainders (`zero`) or the run-end bits of slots `[a, b)`.
+    fn clear_range(&mut self, a: usize, b: usize, zero: bool) {
+        let mut x = a;
+        while x < b {
+            if zero {
+                let k = ((64 / self.bits as usize).max(1))
+                    .min(b - x)
+                    .min(64 - x % 64);
+                self.set_rems(x, k, 0);
+                x += k;
+            } else {
+                let k = (b - x).min(64 - x % 64);
+                let m = if k == 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << k) - 1) << (x % 64)
+                };
+                let w = (x / 64) * self.stride() + 1;
+                self.data[w] &= !m;
+                x += k;
+            }
+        }
+    }
+
     fn set_offset(&mut self, b: usize, o: usize) {
         let v = (o as u64).min(SATURATED);
         let shift = 16 * (b % 4);
@@ -531,10 +621,7 @@ impl Table {
         self.ensure_slots(span_end);
         if new_len > len {
             for &(from, n, to) in moves.iter().rev() {
-                for k in (0..n).rev() {
-                    let v = self.rem(from + k);
-                    self.set_rem(to + k, v);
-                }
+                self.move_slots(from, n, to);
             }
             for (k, &v) in slots.iter().enumerate() {
                 self.set_rem(start + k, v);
@@ -544,26 +631,17 @@ impl Table {
                 self.set_rem(start + k, v);
             }
             for &(from, n, to) in moves.iter() {
-                for k in 0..n {
-                    let v = self.rem(from + k);
-                    self.set_rem(to + k, v);
-                }
+                self.move_slots(from, n, to);
             }
         }
         // Slots of the span that no run holds now are 0.
         let mut cursor = start + new_len;
         for &(_, n, to) in moves.iter() {
-            for x in cursor..to {
-                self.set_rem(x, 0);
-            }
+            self.clear_range(cursor, to, true);
             cursor = to + n;
         }
-        for x in cursor..span_end {
-            self.set_rem(x, 0);
-        }
-        for x in start..span_end {
-            self.set_runend(x, false);
-        }
+        self.clear_range(cursor, span_end, true);
+        self.clear_range(start, span_end, false);
         if new_len > 0 {
             self.set_runend(start + new_len - 1, true);
         }
