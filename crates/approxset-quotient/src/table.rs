@@ -599,6 +599,7 @@ impl Table {
         // The runs after it that move, as (old start, length, new start).
         let moves = &mut scratch.moves;
         moves.clear();
+        scratch.ends.clear();
         let mut pos = old_end;
         let mut write = start + new_len;
         let mut next_q = q + 1;
@@ -612,7 +613,14 @@ impl Table {
                 break;
             }
             let end = self.next_runend(old_st) + 1;
-            moves.push((old_st, end - old_st, new_st));
+            scratch.ends.push(new_st + (end - old_st) - 1);
+            // Runs that lie end to end and move by as much move as one.
+            match moves.last_mut() {
+                Some((from, n, to)) if *from + *n == old_st && *to + *n == new_st => {
+                    *n += end - old_st;
+                }
+                _ => moves.push((old_st, end - old_st, new_st)),
+            }
             pos = end;
             write = new_st + (end - old_st);
             next_q = nq + 1;
@@ -645,8 +653,8 @@ impl Table {
         if new_len > 0 {
             self.set_runend(start + new_len - 1, true);
         }
-        for &(_, n, to) in moves.iter() {
-            self.set_runend(to + n - 1, true);
+        for &end in scratch.ends.iter() {
+            self.set_runend(end, true);
         }
         self.set_occupied(q, new_len > 0);
         self.used = self.used + new_len - len;
@@ -718,4 +726,5 @@ pub(crate) struct Scratch {
     entries: Vec<Entry>,
     slots: Vec<u64>,
     moves: Vec<(usize, usize, usize)>,
+    ends: Vec<usize>,
 }
