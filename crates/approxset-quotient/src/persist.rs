@@ -162,7 +162,7 @@ impl<S: Words> Saved<S> {
             let widened = plan
                 .bits(i)
                 .checked_sub(bits)
-                .filter(|_| bits >= MIN_BITS && bits <= MAX_BITS);
+                .filter(|_| (MIN_BITS..=MAX_BITS).contains(&bits));
             let ok = widened.is_some_and(|w| {
                 planned
                     .checked_shl(w)

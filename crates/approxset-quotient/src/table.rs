@@ -303,8 +303,14 @@ impl<S: Words> Table<S> {
                 }
                 // Offsets of the blocks this run covers from before them.
                 let first_block = q / 64 + 1;
-                for k in first_block..end.div_ceil(64).min(self.blocks) {
-                    expected_offsets[k] = end - k * 64;
+                let last_block = end.div_ceil(64).min(self.blocks);
+                for (k, o) in expected_offsets
+                    .iter_mut()
+                    .enumerate()
+                    .take(last_block)
+                    .skip(first_block)
+                {
+                    *o = end - k * 64;
                 }
                 let len = end - start;
                 let mut i = 0;
