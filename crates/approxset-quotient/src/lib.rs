@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod check;
 mod codec;
 mod filter;
 mod persist;
