@@ -65,7 +65,8 @@
 //! [`sizing`] math, the binary [`format`](mod@format); what third-party filters depend
 //! on), `approxset-bloom` (the Bloom family: classic, partitioned, blocked,
 //! split-block, counting, scalable and the lock-free `AtomicBloomFilter`) and
-//! `approxset-cuckoo` (the cuckoo filter). Everything a user needs is here,
+//! `approxset-cuckoo` (the cuckoo filter), `approxset-fuse` (the binary fuse
+//! filter) and `approxset-quotient` (the counting quotient filter). Everything a user needs is here,
 //! under `approxset::`. Choosing among the filters: `docs/guide.md` in the
 //! repository.
 #![deny(missing_docs)]
@@ -86,6 +87,7 @@ pub use approxset_bloom::{
 };
 pub use approxset_cuckoo::CuckooFilter;
 pub use approxset_fuse::{BinaryFuseFilter, BinaryFuseFilterView};
+pub use approxset_quotient::{QuotientFilter, QuotientFilterView};
 
 pub use approxset_bloom::{
     BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,
@@ -160,6 +162,12 @@ pub mod fuse {
     pub use approxset_fuse::{
         FuseBuilder, MAX_ATTEMPTS, MAX_SEGMENT_LENGTH, MIN_FP_RATE, fingerprint_bits_for, plan,
     };
+}
+
+pub mod quotient {
+    //! The [`QuotientFilter`](crate::QuotientFilter)'s builder and load limit.
+
+    pub use approxset_quotient::{MAX_LOAD, QuotientBuilder};
 }
 
 #[doc = include_str!("../README.md")]

@@ -10,6 +10,7 @@ use approxset_core::format::{Header, Reader, read_all, read_all_limited, tag};
 use approxset_core::{ApproxSet, Deletable, Error, Membership, Result};
 use approxset_cuckoo::CuckooFilter;
 use approxset_fuse::BinaryFuseFilter;
+use approxset_quotient::QuotientFilter;
 
 /// The variant tag of `bytes`, or the envelope error that explains why
 /// there is none. The typed loader then checks everything else.
@@ -105,6 +106,7 @@ fn open<B: Opened>(bytes: &[u8]) -> Result<B> {
         tag::SPLIT_BLOCK => B::insertable(SplitBlockBloomFilter::from_bytes(bytes)?),
         tag::FUSE => B::read_only(BinaryFuseFilter::from_bytes(bytes)?)?,
         tag::SLIDING => B::insertable(SlidingBloomFilter::from_bytes(bytes)?),
+        tag::QUOTIENT => B::insertable(QuotientFilter::from_bytes(bytes)?),
         // Let the envelope check say what is wrong (damage or unknown tag).
         _ => {
             Reader::open(bytes)?;
@@ -188,6 +190,7 @@ fn open_view(bytes: &[u8], verified: bool) -> Result<Box<dyn Membership + Send +
             });
         }
         tag::FUSE => view_of!(BinaryFuseFilter),
+        tag::QUOTIENT => view_of!(QuotientFilter),
         _ => {
             open_envelope(bytes, verified)?;
             return Err(Error::UnknownVariant { tag: bytes[6] });
@@ -214,6 +217,7 @@ pub fn load_deletable(bytes: &[u8]) -> Result<Box<dyn Deletable + Send + Sync>> 
     match peek_tag(bytes)? {
         tag::COUNTING => Ok(Box::new(CountingBloomFilter::from_bytes(bytes)?)),
         tag::CUCKOO => Ok(Box::new(CuckooFilter::from_bytes(bytes)?)),
+        tag::QUOTIENT => Ok(Box::new(QuotientFilter::from_bytes(bytes)?)),
         _ => {
             // Report damage (or an unknown tag) first, then the variant's
             // inability to delete; the envelope check needs no allocation.

@@ -222,7 +222,7 @@ fn golden_files() {
         // The sliding filter is new in version 3.
         let version = match variant {
             Variant::Blocked | Variant::Cuckoo => 1,
-            Variant::Sliding => 3,
+            Variant::Sliding | Variant::Quotient => 3,
             _ => 2,
         };
         assert_eq!(

@@ -666,6 +666,10 @@ fn every_variant_reports_its_parameters() {
                 "ones",
             ],
         ),
+        (
+            Variant::Quotient,
+            &["tables", "remainder_bits", "slots", "load", "entries"],
+        ),
     ];
     for &(variant, names) in expected {
         let mut f = variant.builder().seed(3).build(1000, 0.01).unwrap();
@@ -704,6 +708,14 @@ fn every_variant_reports_its_parameters() {
                     panic!("load")
                 };
                 assert!((load - 500.0 / slots as f64).abs() < 1e-12, "{load}");
+            }
+            Variant::Quotient => {
+                assert_eq!(get("tables"), Some(Value::Count(1)));
+                assert_eq!(
+                    get("remainder_bits"),
+                    Some(Value::Count(design.hashes().into()))
+                );
+                assert_eq!(get("entries"), Some(Value::Count(500)));
             }
             _ => unreachable!(),
         }

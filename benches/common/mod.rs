@@ -187,6 +187,8 @@ subjects! {
         bits |f| f.memory_bytes() as u64 * 8;
     approxset::ScalableBloomFilter => try_put insert, has contains,
         bits |f| f.memory_bytes() as u64 * 8;
+    approxset::QuotientFilter => try_put insert, has contains, del remove,
+        bits |f| f.memory_bytes() as u64 * 8;
     approxset::SlidingBloomFilter => try_put insert, has contains, bits |f| f.bits();
     fastbloom::BloomFilter<S> where S: BuildHasher => put insert, has contains, bits |f| f.num_bits() as u64;
     bloomfilter::Bloom<u64> => put set, has check, bits |f| f.len();

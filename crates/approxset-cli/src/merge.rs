@@ -17,11 +17,13 @@ use crate::overfill::Overfill;
 
 /// Examples shown by `approxset merge --help`.
 pub(crate) const EXAMPLES: &str = "\
-Filters merge when they have the same variant (classic, partitioned or \
-blocked), the same size and hash count, and the same seed (or key): build \
-every shard with the same --variant, --fp, --items and --seed. The other \
-variants cannot merge (a counting filter's counters, a cuckoo table's \
-fingerprints, a scalable filter's stages do not combine bit for bit).
+Filters merge when they have the same variant (classic, partitioned, \
+blocked, split-block or quotient), the same size and hash count, and the \
+same seed (or key): build every shard with the same --variant, --fp, \
+--items and --seed. A quotient filter merges in linear time with its counts \
+added, and its removes keep working. The other variants cannot merge (a \
+counting filter's counters, a cuckoo table's fingerprints, a scalable \
+filter's stages do not combine bit for bit).
 
 Examples:
   approxset build --variant blocked --items 1000000 --seed 7 --input shard-0.txt --output shard-0.bin

@@ -227,3 +227,99 @@ fn merge_is_listed_and_shows_examples() {
         "{top}"
     );
 }
+
+/// Runs `approxset ARGS --json` with the lines of `input` on standard
+/// input, checks success and returns the parsed document.
+fn json_from(args: &[&str], input: &str) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_approxset"))
+        .args(args)
+        .arg("--json")
+        .stdin(std::fs::File::open(input).unwrap())
+        .output()
+        .expect("the binary runs");
+    common::parsed(&out, &format!("{args:?} < {input}"))
+}
+
+/// How many of the answers of `query` say present.
+fn present(filter: &str, input: &str) -> usize {
+    let doc = json_from(&["query", "--filter", filter], input);
+    let rows = doc.as_array().unwrap();
+    rows.iter().filter(|r| r["present"] == true).count()
+}
+
+/// Issue 32: a quotient filter built for 1,000 keys takes 200,000 through
+/// `add`, answers every one, stays within the rate on 200,000 absent keys,
+/// and after removing half answers the other half.
+#[test]
+fn quotient_filter_grows_through_the_cli_and_removes_after() {
+    let s = Scratch::new("quotient-grows");
+    let first = keys(&s, "first.txt", 0..1_000);
+    let all = keys(&s, "all.txt", 0..200_000);
+    let half = keys(&s, "half.txt", 0..100_000);
+    let rest = keys(&s, "rest.txt", 100_000..200_000);
+    let absent = keys(&s, "absent.txt", 1_000_000..1_200_000);
+    let q = s.arg("q.bin");
+    let doc = build("quotient", "1000", &first, &q);
+    assert_eq!(doc["capacity"], 1_000);
+    json_from(&["add", "--filter", &q], &all);
+    let info = json(&["info", "--filter", &q]);
+    assert_eq!(info["items"], 201_000);
+    assert!(info["parameters"]["tables"].as_u64().unwrap() > 1, "{info}");
+    assert_eq!(present(&q, &all), 200_000);
+    // At most 1 %: 2,000 expected, 5.3 standard deviations above
+    // (a false alarm below 1e-7).
+    let fps = present(&q, &absent) as f64;
+    let (n, p) = (200_000.0f64, 0.01f64);
+    assert!(
+        fps <= n * p + 5.3 * (n * p * (1.0 - p)).sqrt(),
+        "{fps} false positives"
+    );
+    let removed = json_from(&["remove", "--filter", &q], &half);
+    let rows = removed.as_array().unwrap();
+    assert!(rows.iter().all(|r| r["removed"] == true));
+    assert_eq!(present(&q, &rest), 100_000);
+    let info = json(&["info", "--filter", &q]);
+    assert_eq!(info["items"], 101_000);
+    s.assert_no_temporaries();
+}
+
+/// Issue 32: two quotient files merge, and the result answers both inputs'
+/// keys, counts added.
+#[test]
+fn quotient_files_merge() {
+    let s = Scratch::new("quotient-merge");
+    let (k0, k1) = (
+        keys(&s, "k0.txt", 0..3_000),
+        keys(&s, "k1.txt", 2_000..6_000),
+    );
+    let (a, b, m) = (s.arg("a.bin"), s.arg("b.bin"), s.arg("m.bin"));
+    build("quotient", "1000", &k0, &a);
+    build("quotient", "1000", &k1, &b);
+    let doc = json(&["merge", "-o", &m, &a, &b]);
+    assert_eq!(doc["variant"], "quotient");
+    assert_eq!(doc["items"], 7_000);
+    let all = keys(&s, "all.txt", 0..6_000);
+    assert_eq!(present(&m, &all), 6_000);
+    // The keys both held went in twice: two removes each.
+    let both = keys(&s, "both.txt", 2_000..3_000);
+    json_from(&["remove", "--filter", &m], &both);
+    assert_eq!(present(&m, &all), 6_000);
+    // Another seed does not merge.
+    let c = s.arg("c.bin");
+    json(&[
+        "build",
+        "--variant",
+        "quotient",
+        "--items",
+        "1000",
+        "--seed",
+        "8",
+        "--input",
+        &k0,
+        "--output",
+        &c,
+    ]);
+    let out = run(&["merge", "-o", &m, &a, &c]);
+    assert!(!out.status.success());
+    s.assert_no_temporaries();
+}

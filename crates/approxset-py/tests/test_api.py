@@ -26,8 +26,8 @@ def test_the_variant_list_is_the_libraries():
         "split-block",
         "fuse",
     ]
-    assert DELETABLE == ["counting", "cuckoo"]
-    assert MERGEABLE == ["classic", "partitioned", "blocked", "split-block"]
+    assert DELETABLE == ["counting", "cuckoo", "quotient"]
+    assert MERGEABLE == ["classic", "partitioned", "blocked", "split-block", "quotient"]
     assert [v for v in VARIANTS if INFO[v]["static"]] == ["fuse"]
 
 
@@ -151,7 +151,7 @@ def test_remove_on_others_is_unsupported(variant):
     assert "a" in f
 
 
-@pytest.mark.parametrize("variant", MERGEABLE)
+@pytest.mark.parametrize("variant", [v for v in MERGEABLE if v != "quotient"])
 def test_union_is_the_filter_of_all_keys(variant):
     a = approxset.Filter(variant, 1000, seed=5)
     b = approxset.Filter(variant, 1000, seed=5)
@@ -389,3 +389,21 @@ def test_python_terms_version_equality_and_design_fields():
         approxset.Filter("classic", 10, 2.0)
     with pytest.raises(approxset.ParameterError, match="invalid n:"):
         approxset.design(0, 0.01)
+def test_quotient_filter_grows_removes_and_merges():
+    f = approxset.Filter("quotient", 100, 0.01, seed=1)
+    f.update(range(10_000))
+    assert all(k in f for k in range(10_000))
+    assert len(f) == 10_000
+    for k in range(0, 10_000, 2):
+        f.remove(k)
+    assert all(k in f for k in range(1, 10_000, 2))
+    # At most 1 %: 100 expected among 10,000 absent keys, 5.3 sd above.
+    assert sum(k in f for k in range(10**6, 10**6 + 10_000)) <= 100 + 5.3 * 9.95
+    g = approxset.Filter("quotient", 100, 0.01, seed=1)
+    g.update(range(20_000, 21_000))
+    h = f | g
+    assert all(k in h for k in range(1, 10_000, 2))
+    assert all(k in h for k in range(20_000, 21_000))
+    assert len(h) == len(f) + len(g)
+    with pytest.raises(approxset.UnsupportedError, match="intersection"):
+        f & g  # noqa: B018

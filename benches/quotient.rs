@@ -1,0 +1,93 @@
+//! The quotient filter against qfilter 0.3 (a rank-select quotient filter)
+//! in the same run, with approxset's cuckoo filter for reference:
+//! contains-hit, contains-miss, remove (then re-insert the same key, so the
+//! filter stays as it was) and insert (a whole fill from empty to n,
+//! reported per element) at n = 10⁶ and 10⁷, random `u64` keys through
+//! `Hash`, all sized for n at 1 %.
+//!
+//! Run with `cargo bench -p approxset-benches --bench quotient`; short runs:
+//! `-- --warm-up-time 1 --measurement-time 3 --sample-size 10`. Each setup
+//! prints, on stderr, each filter's bits per key, measured false-positive
+//! rate over 10⁶ fresh keys, failed inserts and false negatives.
+
+#[allow(dead_code)] // the Bloom filter builders are not used here
+mod common;
+
+use common::{Keys, Subject};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+const FP: f64 = 0.01;
+
+/// qfilter's filter, `insert`/`contains`/`remove` of the key's `Hash`.
+struct Q(qfilter::Filter);
+
+impl Subject for Q {
+    const DELETES: bool = true;
+    #[inline]
+    fn put(&mut self, key: &u64) -> bool {
+        self.0.insert(key).is_ok()
+    }
+    #[inline]
+    fn has(&self, key: &u64) -> bool {
+        self.0.contains(key)
+    }
+    #[inline]
+    fn del(&mut self, key: &u64) {
+        let _ = self.0.remove(key);
+    }
+}
+
+/// Lookups and remove+reinsert on a full filter (group `n=N`), then a
+/// whole fill from empty (group `fill n=N`).
+fn run<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &Keys) {
+    let n = keys.members.len();
+    let mut group = c.benchmark_group(format!("n={n}"));
+    common::lookups(&mut group, name, make(), keys, false);
+    group.finish();
+    let mut group = c.benchmark_group(format!("fill n={n}"));
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function(BenchmarkId::new("insert", name), |b| {
+        b.iter_batched_ref(
+            &make,
+            |f| {
+                for k in &keys.members {
+                    f.put(k);
+                }
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    // APPROXSET_BENCH_N=1000000 limits the run to one size (the setup of
+    // each size fills every filter, even when a filter skips its benches).
+    let sizes: Vec<usize> = match std::env::var("APPROXSET_BENCH_N") {
+        Ok(n) => vec![n.parse().expect("a number of keys")],
+        Err(_) => vec![1_000_000, 10_000_000],
+    };
+    for n in sizes {
+        let keys = common::keys(n);
+        let quotient = || {
+            approxset::QuotientFilter::with_fp_rate(FP)
+                .seed(1)
+                .expected_items(n)
+                .unwrap()
+        };
+        run(c, "approxset-quotient", quotient, &keys);
+        let q = || Q(qfilter::Filter::new(n as u64, FP).unwrap());
+        run(c, "qfilter", q, &keys);
+        let cuckoo = || {
+            approxset::CuckooFilter::with_fp_rate(FP)
+                .seed(1)
+                .expected_items(n)
+                .unwrap()
+        };
+        run(c, "approxset-cuckoo", cuckoo, &keys);
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

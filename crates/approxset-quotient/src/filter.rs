@@ -1,0 +1,552 @@
+//! The quotient filter: its type, its public operations, growth and merge.
+
+use std::fmt;
+
+use approxset_core::format::Words;
+use approxset_core::{BuildOptions, Count, Digest, Error, HashKey, Key, Removal, Result, Value};
+
+use crate::codec;
+use crate::sizing::{MIN_BITS, Plan, limit};
+use crate::table::{Scratch, Table};
+
+/// A counting quotient filter that grows and merges: an approximate
+/// multiset that **removes** items, **counts** them without a cap, and
+/// takes any number of them at the rate it was built for.
+///
+/// Each item is stored as a fingerprint in a quotient table (Pandey et
+/// al., SIGMOD 2017: rank-and-select metadata over blocks of 64 slots,
+/// repeated items as a counter in the slots). Sized for `n` items at rate
+/// `p`, the first table has `n/0.95` slots of `⌈log₂(0.95/p)⌉`-bit
+/// remainders plus 2.25 bits of metadata per slot: 9.74 bits per item at
+/// 1 %, 12.9 at 0.1 %. When it is 95 % full, the filter adds a table of
+/// twice the slots and wider remainders, so the rate stays at most `p` at
+/// every size (`docs/design.md`, "Quotient filter").
+///
+/// ```
+/// # extern crate approxset_quotient as approxset;
+/// use approxset::QuotientFilter;
+///
+/// let mut filter = QuotientFilter::with_fp_rate(0.01).seed(7).expected_items(100)?;
+/// for i in 0..1000u32 {
+///     filter.insert(&i)?;
+/// }
+/// assert!((0..1000u32).all(|i| filter.contains(&i)));
+/// assert!(filter.tables() > 1);
+/// assert!(filter.remove(&5u32).is_removed());
+/// assert!(!filter.contains(&5u32) || filter.estimated_fp_rate() > 0.0);
+/// assert_eq!(filter.len(), 999);
+/// # Ok::<(), approxset_quotient::Error>(())
+/// ```
+///
+/// # Guarantees
+///
+/// - **No false negatives**: an item inserted (with `Ok`) more times than
+///   it was removed is found, through growth and merges.
+/// - **Counts**: [`count`](Self::count) is at least the times an item went
+///   in, less its removes, with no cap (other items with the same
+///   fingerprint add to it).
+/// - **Remove only what you inserted**: removing an item that was never
+///   inserted but tests present (a false positive) takes away the count of
+///   another item with its fingerprint.
+#[derive(Clone)]
+pub struct QuotientFilter {
+    pub(crate) tables: Vec<Table>,
+    pub(crate) plan: Plan,
+    pub(crate) key: HashKey,
+    pub(crate) len: usize,
+    pub(crate) capacity: usize,
+    pub(crate) fp_rate: f64,
+    pub(crate) max_bytes: Option<usize>,
+    pub(crate) scratch: Scratch,
+}
+
+/// A builder of [`QuotientFilter`]s, started by
+/// [`QuotientFilter::with_fp_rate`] and finished by
+/// [`expected_items`](Self::expected_items).
+///
+/// ```
+/// # extern crate approxset_quotient as approxset;
+/// use approxset::QuotientFilter;
+/// let f = QuotientFilter::with_fp_rate(0.001).seed(42).expected_items(10_000)?;
+/// assert_eq!(f.remainder_bits(), 10);
+/// # Ok::<(), approxset_quotient::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct QuotientBuilder {
+    fp_rate: f64,
+    options: BuildOptions,
+}
+
+impl QuotientBuilder {
+    approxset_core::build_options_setters!();
+
+    /// Builds an empty filter sized for `expected_items` items (it grows
+    /// past them) at the target rate.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `fp_rate` (outside (0, 1), or
+    /// needing more than 64 bits of fingerprint), `expected_items` (0) or
+    /// `hash` (Parquet's xxHash64); [`Error::TooLarge`] or
+    /// [`Error::AllocationFailed`].
+    pub fn expected_items(self, expected_items: usize) -> Result<QuotientFilter> {
+        let plan = Plan::new(expected_items, self.fp_rate)?;
+        let key = self
+            .options
+            .key_for(approxset_core::format::tag::QUOTIENT)?;
+        let max_bytes = self.options.max_bytes_limit();
+        let table = Table::new(plan.home, plan.r0, max_bytes)?;
+        Ok(QuotientFilter {
+            tables: vec![table],
+            plan,
+            key,
+            len: 0,
+            capacity: expected_items,
+            fp_rate: self.fp_rate,
+            max_bytes,
+            scratch: Scratch::default(),
+        })
+    }
+}
+
+/// Fingerprint of `h1` in `[0, range)`: its quotient and remainder in a
+/// table of `bits`-bit remainders.
+#[inline(always)]
+pub(crate) fn split(h1: u64, range: u64, bits: u32) -> (usize, u64) {
+    let fp = ((u128::from(h1) * u128::from(range)) >> 64) as u64;
+    ((fp >> bits) as usize, fp & ((1u64 << bits) - 1))
+}
+
+/// The first table (from the oldest) that holds the digest's fingerprint,
+/// with its count there: the lookup of a filter and of a view.
+#[inline]
+pub(crate) fn find<S: Words>(
+    tables: &[Table<S>],
+    plan: &Plan,
+    digest: Digest,
+) -> Option<(usize, u64)> {
+    for (i, t) in tables.iter().enumerate() {
+        let range = plan.range(i).expect("checked ranges");
+        let (q, rem) = split(digest.h1(), range, t.bits);
+        let c = t.count(q, rem);
+        if c > 0 {
+            return Some((i, c));
+        }
+    }
+    None
+}
+
+impl QuotientFilter {
+    /// A filter for `expected_items` items (it grows past them) at
+    /// false-positive rate `fp_rate`, with a random hash key.
+    ///
+    /// # Errors
+    /// As [`QuotientBuilder::expected_items`].
+    pub fn new(expected_items: usize, fp_rate: f64) -> Result<Self> {
+        Self::with_fp_rate(fp_rate).expected_items(expected_items)
+    }
+
+    /// Starts a builder for a target false-positive rate.
+    pub fn with_fp_rate(fp_rate: f64) -> QuotientBuilder {
+        QuotientBuilder {
+            fp_rate,
+            options: BuildOptions::new(),
+        }
+    }
+
+    approxset_core::key_methods!(insert);
+    approxset_core::key_methods!(remove);
+
+    /// Whether a precomputed digest may be present.
+    #[inline]
+    pub fn contains_digest(&self, digest: Digest) -> bool {
+        find(&self.tables, &self.plan, digest).is_some()
+    }
+
+    /// Inserts a precomputed digest: `Ok(true)` when no table held its
+    /// fingerprint before. One more copy is counted either way, in the
+    /// first table that holds the fingerprint, or else in the newest (a
+    /// new table when the newest is full).
+    ///
+    /// # Errors
+    /// [`Error::CannotGrow`] when the next table would need fingerprints
+    /// past 64 bits, [`Error::TooLarge`] past `max_bytes`,
+    /// [`Error::AllocationFailed`]; the filter is then unchanged.
+    pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+        let found = find(&self.tables, &self.plan, digest);
+        let i = match found {
+            Some((i, _)) => i,
+            None => {
+                let last = self.tables.len() - 1;
+                if self.tables[last].used >= limit(self.tables[last].home) {
+                    self.grow()?;
+                }
+                self.tables.len() - 1
+            }
+        };
+        self.add(i, digest, 1);
+        self.len += 1;
+        Ok(found.is_none())
+    }
+
+    /// Adds `n` to the count of the digest's fingerprint in table `i`.
+    fn add(&mut self, i: usize, digest: Digest, n: u64) {
+        let range = self.plan.range(i).expect("checked ranges");
+        let t = &mut self.tables[i];
+        let (q, rem) = split(digest.h1(), range, t.bits);
+        t.update(q, rem, &mut self.scratch, |c| c + n);
+    }
+
+    /// Adds the next table: twice the home slots of the last, wider
+    /// remainders.
+    fn grow(&mut self) -> Result<()> {
+        let i = self.tables.len();
+        let cannot = |reason: String| Error::CannotGrow {
+            stages: i,
+            items: self.len,
+            reason,
+        };
+        if self.plan.range(i).is_none() {
+            return Err(cannot(format!(
+                "table {i} would need fingerprints of more than 64 bits ({} remainder bits)",
+                self.plan.bits(i)
+            )));
+        }
+        let home = self
+            .plan
+            .home(i)
+            .ok_or_else(|| cannot("too many slots".into()))?;
+        let bits = self.plan.bits(i);
+        let have = self.memory_bytes() as u128;
+        let limit = self
+            .max_bytes
+            .map(|m| (m as u128).saturating_sub(have).min(usize::MAX as u128) as usize);
+        let limit = match (self.max_bytes, limit) {
+            (Some(_), Some(l)) => Some(l),
+            _ => None,
+        };
+        let table = Table::new(home, bits, limit).map_err(|e| match e {
+            Error::TooLarge { needed, .. } => Error::TooLarge {
+                needed: needed + have,
+                limit: self.max_bytes.map_or(isize::MAX as u128, |m| m as u128),
+            },
+            e => e,
+        })?;
+        self.tables.push(table);
+        Ok(())
+    }
+
+    /// Removes one copy of a precomputed digest, from the first table that
+    /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
+    /// (changing nothing) when no table holds it.
+    pub fn remove_digest(&mut self, digest: Digest) -> Removal {
+        let Some((i, _)) = find(&self.tables, &self.plan, digest) else {
+            return Removal::Absent;
+        };
+        let range = self.plan.range(i).expect("checked ranges");
+        let t = &mut self.tables[i];
+        let (q, rem) = split(digest.h1(), range, t.bits);
+        t.update(q, rem, &mut self.scratch, |c| c - 1);
+        self.len -= 1;
+        Removal::Removed
+    }
+
+    /// An upper bound on the times a precomputed digest went in (less its
+    /// removes): the count of its fingerprint, with no cap below 2³².
+    pub fn count_digest(&self, digest: Digest) -> Count {
+        match find(&self.tables, &self.plan, digest) {
+            None => Count::AtMost(0),
+            Some((_, c)) => match u32::try_from(c) {
+                Ok(c) => Count::AtMost(c),
+                Err(_) => Count::AtLeast(u32::MAX),
+            },
+        }
+    }
+
+    /// Adds every item of `other`, a filter built with the same hash key,
+    /// rate and size: afterwards it holds both multisets (counts add), in
+    /// time linear in both. A table of the union past 95 % load takes
+    /// bits from its remainders into its quotients (twice the slots), at
+    /// twice that table's share of the rate.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] naming `hash key`, `fp_rate`,
+    /// `expected_items` (another plan) or `len` (the sum overflows);
+    /// [`Error::TooLarge`], [`Error::AllocationFailed`]. Nothing changes on
+    /// error.
+    pub fn union(&mut self, other: &QuotientFilter) -> Result<()> {
+        if self.key != other.key {
+            return Err(Error::Incompatible {
+                parameter: "hash key",
+                detail: "the filters were built with different hash keys".into(),
+            });
+        }
+        if self.plan != other.plan {
+            return Err(Error::Incompatible {
+                parameter: if self.plan.r0 != other.plan.r0 || self.plan.gap != other.plan.gap {
+                    "fp_rate"
+                } else {
+                    "expected_items"
+                },
+                detail: format!(
+                    "{} slots of {} bits vs {} slots of {} bits",
+                    self.plan.home, self.plan.r0, other.plan.home, other.plan.r0
+                ),
+            });
+        }
+        let len = self
+            .len
+            .checked_add(other.len)
+            .ok_or_else(|| Error::Incompatible {
+                parameter: "len",
+                detail: "the sum of the counts overflows".into(),
+            })?;
+        let n = self.tables.len().max(other.tables.len());
+        let mut out: Vec<Table> = Vec::with_capacity(n);
+        let mut scratch = Scratch::default();
+        let (mut a, mut b, mut merged) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..n {
+            let range = self.plan.range(i).expect("checked ranges");
+            merged.clear();
+            collect(self.tables.get(i), &mut a);
+            collect(other.tables.get(i), &mut b);
+            merge_sorted(&a, &b, &mut merged);
+            // An entry whose fingerprint an older table of the union holds
+            // goes there, where a lookup finds it first.
+            merged.retain(|&(fp, c)| {
+                for (k, t) in out.iter_mut().enumerate() {
+                    let shift = (range / self.plan.range(k).expect("checked")).trailing_zeros();
+                    let fk = fp >> shift;
+                    let (q, rem) = ((fk >> t.bits) as usize, fk & ((1u64 << t.bits) - 1));
+                    if t.count(q, rem) > 0 {
+                        t.update(q, rem, &mut scratch, |old| old + c);
+                        return false;
+                    }
+                }
+                true
+            });
+            let home = self.plan.home(i).expect("checked");
+            let bits = self.plan.bits(i);
+            let slots: usize = merged.iter().map(|&(_, c)| codec::max_len(c, bits)).sum();
+            let mut w = 0;
+            while slots > limit(home << w) && bits - w > MIN_BITS {
+                w += 1;
+            }
+            out.push(Table::from_sorted(
+                home << w,
+                bits - w,
+                &merged,
+                self.max_bytes,
+            )?);
+        }
+        self.tables = out;
+        self.len = len;
+        Ok(())
+    }
+
+    /// [`union`](Self::union) with a filter chosen at run time.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] naming `variant` when `other` is not a
+    /// quotient filter, and as [`union`](Self::union).
+    pub fn union_dyn(&mut self, other: &dyn approxset_core::ApproxSet) -> Result<()> {
+        let other = approxset_core::same_type(self, other)?;
+        self.union(other)
+    }
+
+    /// Intersection is not supported (the trait's `intersect_dyn`).
+    ///
+    /// # Errors
+    /// Always [`Error::Unsupported`].
+    pub fn intersect_dyn(&mut self, other: &dyn approxset_core::ApproxSet) -> Result<()> {
+        let _ = other;
+        Err(Error::Unsupported {
+            operation: "intersection",
+            variant: "quotient",
+        })
+    }
+
+    /// Inserts every item of `iter`, stopping at the first error.
+    ///
+    /// # Errors
+    /// The first error of [`insert`](Self::insert); the items before it
+    /// stay inserted.
+    pub fn try_extend<I>(&mut self, iter: I) -> Result<()>
+    where
+        I: IntoIterator,
+        I::Item: Key,
+    {
+        for item in iter {
+            self.insert(&item)?;
+        }
+        Ok(())
+    }
+
+    /// The parameters by name: `tables`, `remainder_bits` (of the first
+    /// table), `slots` (home slots of all tables), `load` (slots in use /
+    /// home slots, all tables) and `entries` (distinct fingerprints).
+    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
+        parameters(&self.tables, &self.plan)
+    }
+
+    /// The tables the filter has grown to (1 until it first fills).
+    pub fn tables(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Remainder bits of the first table.
+    pub fn remainder_bits(&self) -> u32 {
+        self.plan.r0
+    }
+
+    approxset_core::bookkeeping_methods!(
+        len = "Inserts accepted less removes that succeeded (repeats included)."
+    );
+
+    /// The number of items the filter was sized for (it grows past it).
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The rate at the current fill: the sum over tables of distinct
+    /// fingerprints over fingerprint range.
+    pub fn estimated_fp_rate(&self) -> f64 {
+        estimated_fp_rate(&self.tables, &self.plan)
+    }
+
+    /// The distinct items it holds, estimated: the distinct fingerprints.
+    pub fn estimated_items(&self) -> f64 {
+        self.tables.iter().map(|t| t.entries as f64).sum()
+    }
+
+    /// Bytes of the tables' blocks and offsets.
+    pub fn memory_bytes(&self) -> usize {
+        self.tables.iter().map(Table::memory_bytes).sum()
+    }
+
+    /// Removes every item, keeping the first table's size and the key.
+    pub fn clear(&mut self) {
+        self.tables.truncate(1);
+        self.tables[0].clear();
+        self.len = 0;
+    }
+
+    /// Checks the invariants, for tests.
+    #[cfg(test)]
+    pub(crate) fn check_invariants(&self) {
+        for t in &self.tables {
+            t.check().unwrap();
+        }
+        let total: u64 = self
+            .tables
+            .iter()
+            .map(|t| {
+                let mut s = 0;
+                t.for_each(|_, c| s += c);
+                s
+            })
+            .sum();
+        assert_eq!(total, self.len as u64);
+    }
+}
+
+/// Appends the entries of `table` (if any), sorted by fingerprint.
+fn collect(table: Option<&Table>, out: &mut Vec<(u64, u64)>) {
+    out.clear();
+    if let Some(t) = table {
+        t.for_each(|fp, c| out.push((fp, c)));
+    }
+}
+
+/// The union of two sorted entry lists, counts of equal fingerprints added.
+fn merge_sorted(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        if x.0 < y.0 {
+            out.push(x);
+            i += 1;
+        } else if y.0 < x.0 {
+            out.push(y);
+            j += 1;
+        } else {
+            out.push((x.0, x.1 + y.1));
+            i += 1;
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+}
+
+/// The parameters of a filter or view; see [`QuotientFilter::parameters`].
+pub(crate) fn parameters<S: Words>(tables: &[Table<S>], plan: &Plan) -> Vec<(&'static str, Value)> {
+    let home: usize = tables.iter().map(|t| t.home).sum();
+    let used: usize = tables.iter().map(|t| t.used).sum();
+    let entries: usize = tables.iter().map(|t| t.entries).sum();
+    vec![
+        ("tables", tables.len().into()),
+        ("remainder_bits", plan.r0.into()),
+        ("slots", home.into()),
+        ("load", (used as f64 / home as f64).into()),
+        ("entries", entries.into()),
+    ]
+}
+
+/// The rate at the current fill of a filter or view.
+pub(crate) fn estimated_fp_rate<S: Words>(tables: &[Table<S>], plan: &Plan) -> f64 {
+    tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| t.entries as f64 / plan.range(i).expect("checked ranges") as f64)
+        .sum()
+}
+
+/// Two filters are equal when they hold the same fingerprints with the
+/// same counts in the same tables, with the same key, plan and size.
+impl PartialEq for QuotientFilter {
+    fn eq(&self, other: &Self) -> bool {
+        self.tables == other.tables
+            && self.plan == other.plan
+            && self.key == other.key
+            && self.len == other.len
+            && self.capacity == other.capacity
+            && self.fp_rate.to_bits() == other.fp_rate.to_bits()
+    }
+}
+
+impl fmt::Debug for QuotientFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QuotientFilter")
+            .field("tables", &self.tables.len())
+            .field("remainder_bits", &self.plan.r0)
+            .field("len", &self.len)
+            .field("capacity", &self.capacity)
+            .field("fp_rate", &self.fp_rate)
+            .finish_non_exhaustive()
+    }
+}
+
+approxset_core::impl_approx_set!([] QuotientFilter, variant = "quotient", remove, combine);
+
+impl QuotientFilter {
+    /// What a filter for `expected_items` items at `fp_rate` takes before
+    /// it grows: its first table's bits and bytes, remainder bits (as
+    /// `probes`) and the rate at `expected_items`, computed without
+    /// building it.
+    ///
+    /// # Errors
+    /// As [`QuotientBuilder::expected_items`], without allocating.
+    pub fn plan(expected_items: usize, fp_rate: f64) -> Result<approxset_core::sizing::Plan> {
+        let plan = Plan::new(expected_items, fp_rate)?;
+        let blocks = plan.home as u128 / 64 + 1;
+        let words = blocks * (2 + u128::from(plan.r0)) + blocks.div_ceil(4);
+        let expected = expected_items as f64 / plan.range(0).expect("checked") as f64;
+        Ok(approxset_core::sizing::Plan::new(
+            expected_items,
+            words * 64,
+            words * 8,
+            plan.r0,
+            expected,
+        ))
+    }
+}
