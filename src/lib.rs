@@ -84,6 +84,7 @@ pub use approxset_bloom::{
 };
 pub use approxset_cuckoo::CuckooFilter;
 pub use approxset_fuse::{BinaryFuseFilter, BinaryFuseFilterView};
+pub use approxset_ribbon::{RibbonFilter, RibbonFilterView};
 
 pub use approxset_bloom::{
     BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,
@@ -155,6 +156,15 @@ pub mod fuse {
 
     pub use approxset_fuse::{
         FuseBuilder, MAX_ATTEMPTS, MAX_SEGMENT_LENGTH, MIN_FP_RATE, fingerprint_bits_for, plan,
+    };
+}
+
+pub mod ribbon {
+    //! The [`RibbonFilter`](crate::RibbonFilter)'s builder, its sizing plan
+    //! and limits.
+
+    pub use approxset_ribbon::{
+        COEFFICIENT_BITS, MAX_ATTEMPTS, MAX_COLUMNS, MIN_FP_RATE, RibbonBuilder, columns_for, plan,
     };
 }
 

@@ -292,7 +292,7 @@ mod tests {
             // another hash function than SipHash).
             let version = match variant {
                 Variant::Blocked | Variant::Cuckoo => 1,
-                Variant::Fuse | Variant::Sliding => 3,
+                Variant::Fuse | Variant::Sliding | Variant::Ribbon => 3,
                 _ => 2,
             };
             assert_eq!(r.format_version, version, "{variant}");

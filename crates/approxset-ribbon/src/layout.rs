@@ -119,14 +119,15 @@ impl Layout {
                 "the upper columns start at block {upper_start}, past the {blocks} blocks"
             )));
         }
-        let widest = if upper_start < blocks {
-            lower + 1
-        } else {
-            lower
-        };
-        if lower > MAX_COLUMNS || widest > MAX_COLUMNS {
+        if lower > MAX_COLUMNS {
             return Err(Error::corrupt(format!(
-                "blocks of {widest} columns pass the limit of {MAX_COLUMNS}"
+                "blocks of {lower} columns pass the limit of {MAX_COLUMNS}"
+            )));
+        }
+        if lower == MAX_COLUMNS && upper_start < blocks {
+            return Err(Error::corrupt(format!(
+                "upper blocks of {} columns pass the limit of {MAX_COLUMNS}",
+                MAX_COLUMNS + 1
             )));
         }
         if blocks == 0 && (lower != 0 || upper_start != 0) {

@@ -62,6 +62,8 @@ fn layouts_check_their_fields() {
     assert!(Layout::new(10, 32, 10).is_ok());
     assert!(Layout::new(10, 32, 9).is_err()); // 33 columns
     assert!(Layout::new(10, 33, 10).is_err());
+    assert!(Layout::new(10, u32::MAX, 0).is_err());
+    assert!(Layout::new(10, u32::MAX, 10).is_err());
     assert!(Layout::new(10, 7, 11).is_err());
     assert!(Layout::new(0, 1, 0).is_err());
     assert!(Layout::new(u64::from(u32::MAX) + 1, 7, 0).is_err());
