@@ -132,15 +132,12 @@ pub(crate) fn row(hash: u64, starts: u64) -> Row {
     }
 }
 
-/// Parity of a 128-bit word (the halves folded, then the nibble-sum
-/// multiply of Bit Twiddling Hacks), without a `popcnt` instruction.
+/// Parity of a 128-bit word: the halves folded, then `count_ones() & 1`,
+/// which LLVM lowers to `popcnt` where the target has it and otherwise to
+/// a fold to one byte and x86's parity flag (about eight instructions).
 #[inline(always)]
 pub(crate) fn parity(x: u128) -> u32 {
-    let mut y = (x as u64) ^ ((x >> 64) as u64);
-    y ^= y >> 1;
-    y ^= y >> 2;
-    y = (y & 0x1111_1111_1111_1111).wrapping_mul(0x1111_1111_1111_1111);
-    ((y >> 60) & 1) as u32
+    ((x as u64) ^ ((x >> 64) as u64)).count_ones() & 1
 }
 
 /// The low `columns` bits set.
@@ -240,12 +237,36 @@ impl Band {
 pub(crate) trait Solution {
     /// Word `i` (in bounds for every index a checked layout gives).
     fn word(&self, i: usize) -> u128;
+
+    /// The parities of words `w0 + j` ANDed with `here` XOR words `w1 + j`
+    /// ANDed with `next`, bit `j` for `j < columns`: a key's computed
+    /// result row (see [`contains`]).
+    #[inline(always)]
+    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
+        let mut got = 0;
+        for j in 0..columns {
+            got |= parity((self.word(w0 + j) & here) ^ (self.word(w1 + j) & next)) << j;
+        }
+        got
+    }
 }
 
 impl Solution for [u128] {
     #[inline(always)]
     fn word(&self, i: usize) -> u128 {
         self[i]
+    }
+
+    /// Over two slices of `columns` words: one bounds check each, none in
+    /// the loop.
+    #[inline(always)]
+    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
+        let (a, b) = (&self[w0..w0 + columns], &self[w1..w1 + columns]);
+        let mut got = 0;
+        for (j, (&x, &y)) in a.iter().zip(b).enumerate() {
+            got |= parity((x & here) ^ (y & next)) << j;
+        }
+        got
     }
 }
 
@@ -254,12 +275,30 @@ impl Solution for [u128] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SolutionBytes<'a>(pub(crate) &'a [u8]);
 
+/// The little-endian `u128` of 16 bytes.
+#[inline(always)]
+fn le_word(bytes: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    b.copy_from_slice(bytes);
+    u128::from_le_bytes(b)
+}
+
 impl Solution for SolutionBytes<'_> {
     #[inline(always)]
     fn word(&self, i: usize) -> u128 {
-        let mut b = [0u8; 16];
-        b.copy_from_slice(&self.0[16 * i..16 * i + 16]);
-        u128::from_le_bytes(b)
+        le_word(&self.0[16 * i..16 * i + 16])
+    }
+
+    /// Over two byte ranges of `columns` words: one bounds check each.
+    #[inline(always)]
+    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
+        let a = &self.0[16 * w0..16 * (w0 + columns)];
+        let b = &self.0[16 * w1..16 * (w1 + columns)];
+        let mut got = 0;
+        for (j, (x, y)) in a.chunks_exact(16).zip(b.chunks_exact(16)).enumerate() {
+            got |= parity((le_word(x) & here) ^ (le_word(y) & next)) << j;
+        }
+        got
     }
 }
 
@@ -281,12 +320,7 @@ pub(crate) fn contains<S: Solution + ?Sized>(solution: &S, layout: &Layout, hash
     let columns = layout.columns(block);
     let w0 = layout.offset(block);
     let w1 = layout.offset(block + usize::from(off != 0));
-    let mut got = 0u32;
-    for j in 0..columns as usize {
-        let x = (solution.word(w0 + j) & here) ^ (solution.word(w1 + j) & next);
-        got |= parity(x) << j;
-    }
-    got == row.result & column_mask(columns)
+    solution.result_row(w0, w1, columns as usize, here, next) == row.result & column_mask(columns)
 }
 
 #[cfg(test)]
@@ -398,6 +432,15 @@ mod tests {
         for (i, &w) in words.iter().enumerate() {
             assert_eq!(SolutionBytes(&bytes).word(i), w);
             assert_eq!(words[..].word(i), w);
+        }
+        let (here, next) = (0xF0F0_1234u128 << 70 | 5, u128::MAX >> 3);
+        for (w0, w1, columns) in [(0, 0, 3), (0, 1, 2), (1, 2, 1), (2, 2, 0)] {
+            let by_word = (0..columns).fold(0u32, |acc, j| {
+                acc | parity((words[w0 + j] & here) ^ (words[w1 + j] & next)) << j
+            });
+            assert_eq!(words[..].result_row(w0, w1, columns, here, next), by_word);
+            let view = SolutionBytes(&bytes);
+            assert_eq!(view.result_row(w0, w1, columns, here, next), by_word);
         }
     }
 }
