@@ -45,7 +45,7 @@ const UPDATE_CHUNK: usize = 1 << 14;
 /// Keys are ``str`` (its UTF-8 bytes), ``bytes``/``bytearray``/
 /// ``memoryview``, and ``int`` (64-bit, as the Rust library's ``i64``/
 /// ``u64`` keys): the same key in Python, Rust and the CLI. The static
-/// ``"fuse"`` variant is built once with ``Filter.from_keys``.
+/// ``"fuse"`` and ``"ribbon"`` variants are built once with ``Filter.from_keys``.
 ///
 /// ``Filter(variant, capacity, fp)`` is an empty filter for ``capacity``
 /// keys at false-positive rate ``fp``. ``seed`` (an int) or ``key`` (16
@@ -252,7 +252,7 @@ impl Filter {
     /// --
     ///
     /// A filter of ``variant`` built from every key of the iterable
-    /// ``keys`` (sized for them): the way to build the static ``"fuse"``
+    /// ``keys`` (sized for them): the way to build the static ``"fuse"`` and ``"ribbon"``
     /// filter, and a shortcut for the others.
     #[classmethod]
     #[pyo3(signature = (variant, keys, fp = 0.01, *, seed = None, key = None, hash = None, max_bytes = None))]
