@@ -297,7 +297,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let all_bloom: u64 = written
         .iter()
-        .map(|w| Variant::Classic.design(w.records, FP_RATE).map(|d| d.bytes()))
+        .map(|w| {
+            Variant::Classic
+                .design(w.records, FP_RATE)
+                .map(|d| d.bytes())
+        })
         .sum::<Result<u64, _>>()?;
 
     // Start-up: one read of the filters file, then a view of each slice.
