@@ -88,6 +88,7 @@ pub use approxset_bloom::{
 pub use approxset_cuckoo::CuckooFilter;
 pub use approxset_fuse::{BinaryFuseFilter, BinaryFuseFilterView};
 pub use approxset_quotient::{QuotientFilter, QuotientFilterView};
+pub use approxset_ribbon::{RibbonFilter, RibbonFilterView};
 
 pub use approxset_bloom::{
     BlockedBloomFilterView, BloomFilterView, CountingBloomFilterView, PartitionedBloomFilterView,
@@ -168,6 +169,15 @@ pub mod quotient {
     //! The [`QuotientFilter`](crate::QuotientFilter)'s builder and load limit.
 
     pub use approxset_quotient::{MAX_LOAD, QuotientBuilder};
+}
+
+pub mod ribbon {
+    //! The [`RibbonFilter`](crate::RibbonFilter)'s builder, its sizing plan
+    //! and limits.
+
+    pub use approxset_ribbon::{
+        COEFFICIENT_BITS, MAX_ATTEMPTS, MAX_COLUMNS, MIN_FP_RATE, RibbonBuilder, columns_for, plan,
+    };
 }
 
 #[doc = include_str!("../README.md")]

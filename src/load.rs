@@ -11,6 +11,7 @@ use approxset_core::{ApproxSet, Deletable, Error, Membership, Result};
 use approxset_cuckoo::CuckooFilter;
 use approxset_fuse::BinaryFuseFilter;
 use approxset_quotient::QuotientFilter;
+use approxset_ribbon::RibbonFilter;
 
 /// The variant tag of `bytes`, or the envelope error that explains why
 /// there is none. The typed loader then checks everything else.
@@ -35,7 +36,7 @@ fn peek_tag(bytes: &[u8]) -> Result<u8> {
 /// # Errors
 /// The format errors of [`Error`]: `Truncated`, `TrailingBytes`, `BadMagic`,
 /// `UnsupportedVersion`, `ChecksumMismatch`, `UnknownVariant`, `Corrupt`;
-/// [`Error::StaticFilter`] for a saved static filter (a binary fuse filter),
+/// [`Error::StaticFilter`] for a saved static filter (a binary fuse or Ribbon filter),
 /// which takes no inserts: open it with [`load_membership`].
 pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
     open(bytes)
@@ -58,7 +59,7 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn ApproxSet + Send + Sync>> {
 /// ```
 ///
 /// # Errors
-/// As [`load`], less `StaticFilter`: a binary fuse filter loads.
+/// As [`load`], less `StaticFilter`: a binary fuse or Ribbon filter loads.
 pub fn load_membership(bytes: &[u8]) -> Result<Box<dyn Membership + Send + Sync>> {
     open(bytes)
 }
@@ -107,6 +108,7 @@ fn open<B: Opened>(bytes: &[u8]) -> Result<B> {
         tag::FUSE => B::read_only(BinaryFuseFilter::from_bytes(bytes)?)?,
         tag::SLIDING => B::insertable(SlidingBloomFilter::from_bytes(bytes)?),
         tag::QUOTIENT => B::insertable(QuotientFilter::from_bytes(bytes)?),
+        tag::RIBBON => B::read_only(RibbonFilter::from_bytes(bytes)?)?,
         // Let the envelope check say what is wrong (damage or unknown tag).
         _ => {
             Reader::open(bytes)?;
@@ -191,6 +193,7 @@ fn open_view(bytes: &[u8], verified: bool) -> Result<Box<dyn Membership + Send +
         }
         tag::FUSE => view_of!(BinaryFuseFilter),
         tag::QUOTIENT => view_of!(QuotientFilter),
+        tag::RIBBON => view_of!(RibbonFilter),
         _ => {
             open_envelope(bytes, verified)?;
             return Err(Error::UnknownVariant { tag: bytes[6] });

@@ -18,6 +18,7 @@ use approxset_core::{
 use approxset_cuckoo::CuckooFilter;
 use approxset_fuse::BinaryFuseFilter;
 use approxset_quotient::QuotientFilter;
+use approxset_ribbon::RibbonFilter;
 
 use crate::load::Opened;
 
@@ -38,9 +39,9 @@ use crate::load::Opened;
 /// New variants are added as they land, so the enum is `#[non_exhaustive]`;
 /// iterate [`Variant::ALL`] to cover every one, and
 /// [`Variant::INSERTABLE`] for those that [`build`](Self::build) empty and
-/// take inserts. The one static variant, [`Fuse`](Self::Fuse), is built
-/// from every key at once with [`build_from`](Self::build_from), which
-/// every variant offers:
+/// take inserts. The static variants, [`Fuse`](Self::Fuse) and
+/// [`Ribbon`](Self::Ribbon), are built from every key at once with
+/// [`build_from`](Self::build_from), which every variant offers:
 ///
 /// ```
 /// use approxset::Variant;
@@ -51,6 +52,7 @@ use crate::load::Opened;
 /// }
 /// assert!(Variant::Fuse.is_static());
 /// assert!(Variant::Fuse.build(10, 0.01).is_err());
+/// assert!(Variant::Ribbon.is_static());
 /// # Ok::<(), approxset::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,6 +100,11 @@ pub enum Variant {
     /// deletes, counts without a cap, grows past `expected_items` at
     /// `fp_rate` (a chain of tables) and merges, at 9.74 bits per key at 1 %.
     Quotient,
+    /// The Ribbon filter, [`RibbonFilter`](crate::RibbonFilter): **static**
+    /// like [`Fuse`](Self::Fuse), sized for any rate at about
+    /// `1.05·log₂(1/p)` bits per key (7.0 at 1 %, 10.5 at 0.1 %), the least
+    /// of the family where the rate is not a power of two.
+    Ribbon,
 }
 
 impl Variant {
@@ -113,10 +120,12 @@ impl Variant {
         Variant::Fuse,
         Variant::Sliding,
         Variant::Quotient,
+        Variant::Ribbon,
     ];
 
     /// The variants that [`build`](Self::build) empty and take inserts:
-    /// every one but the static [`Fuse`](Self::Fuse). All but
+    /// every one but the static [`Fuse`](Self::Fuse) and
+    /// [`Ribbon`](Self::Ribbon). All but
     /// [`Sliding`](Self::Sliding) keep every key inserted; the sliding
     /// filter keeps its window's.
     pub const INSERTABLE: &'static [Variant] = &[
@@ -145,6 +154,7 @@ impl Variant {
             Variant::Fuse => "fuse",
             Variant::Sliding => "sliding",
             Variant::Quotient => "quotient",
+            Variant::Ribbon => "ribbon",
         }
     }
 
@@ -161,7 +171,7 @@ impl Variant {
     /// [`build`](Self::build) and [`approxset::load`](crate::load) refuse it
     /// with [`Error::StaticFilter`].
     pub const fn is_static(self) -> bool {
-        matches!(self, Variant::Fuse)
+        matches!(self, Variant::Fuse | Variant::Ribbon)
     }
 
     /// Whether the variant can remove items (and so
@@ -175,7 +185,8 @@ impl Variant {
             | Variant::Blocked
             | Variant::SplitBlock
             | Variant::Fuse
-            | Variant::Sliding => false,
+            | Variant::Sliding
+            | Variant::Ribbon => false,
         }
     }
 
@@ -209,6 +220,7 @@ impl Variant {
             Variant::Fuse => tag::FUSE,
             Variant::Sliding => tag::SLIDING,
             Variant::Quotient => tag::QUOTIENT,
+            Variant::Ribbon => tag::RIBBON,
         }
     }
 
@@ -227,7 +239,8 @@ impl Variant {
     /// cannot use (see [`supports_hash`](Self::supports_hash));
     /// [`Error::TooLarge`] or [`Error::AllocationFailed`]
     /// when the memory cannot be had; [`Error::StaticFilter`] for the
-    /// static [`Fuse`](Self::Fuse) (use [`build_from`](Self::build_from)).
+    /// static [`Fuse`](Self::Fuse) and [`Ribbon`](Self::Ribbon) (use
+    /// [`build_from`](Self::build_from)).
     pub fn build(
         self,
         expected_items: usize,
@@ -259,7 +272,8 @@ impl Variant {
     /// As [`build`](Self::build) (but never `StaticFilter`), and an
     /// insert's error (the cuckoo filter's `Full` or `TooManyCopies`);
     /// [`Error::ConstructionFailed`](crate::Error::ConstructionFailed) as
-    /// [`FuseBuilder::build_digests`](crate::fuse::FuseBuilder::build_digests).
+    /// [`FuseBuilder::build_digests`](crate::fuse::FuseBuilder::build_digests)
+    /// and [`RibbonBuilder::build_digests`](crate::ribbon::RibbonBuilder::build_digests).
     pub fn build_from<K: Key>(
         self,
         keys: &[K],
@@ -298,6 +312,7 @@ impl Variant {
             Variant::Fuse => approxset_fuse::plan(expected_items, fp_rate)?,
             Variant::Sliding => SlidingBloomFilter::plan(expected_items, fp_rate)?,
             Variant::Quotient => QuotientFilter::plan(expected_items, fp_rate)?,
+            Variant::Ribbon => approxset_ribbon::plan(expected_items, fp_rate)?,
         };
         // A size beyond the address space (or bits beyond a u64, which a
         // counting filter of more than 2⁶¹ bytes has) is `TooLarge`, never
@@ -391,7 +406,8 @@ impl Design {
 
     /// Bits of filter data: `m` for the Bloom filters, 4·`m` for the
     /// counting filter, slots × fingerprint bits for the cuckoo filter,
-    /// cells × fingerprint bits for the fuse filter.
+    /// cells × fingerprint bits for the fuse filter, the solution's words for
+    /// the Ribbon filter.
     pub fn bits(&self) -> u64 {
         self.bits
     }
@@ -407,7 +423,8 @@ impl Design {
     }
 
     /// Hash functions `k`, or fingerprint bits for the cuckoo and fuse
-    /// filters.
+    /// filters, or the lower blocks' columns `r` for the Ribbon filter
+    /// (whose upper blocks have `r + 1`).
     pub fn hashes(&self) -> u32 {
         self.hashes
     }
@@ -571,7 +588,8 @@ impl VariantBuilder {
             | Variant::Blocked
             | Variant::SplitBlock
             | Variant::Fuse
-            | Variant::Sliding => Err(Error::DeleteUnsupported {
+            | Variant::Sliding
+            | Variant::Ribbon => Err(Error::DeleteUnsupported {
                 variant: self.variant.name(),
             }),
         }
@@ -639,11 +657,20 @@ impl VariantBuilder {
         keys: &[K],
         fp_rate: f64,
     ) -> Result<Box<dyn Membership + Send + Sync>> {
-        if self.variant.is_static() {
-            let f = BinaryFuseFilter::with_fp_rate(fp_rate)
-                .options(self.options)
-                .build(keys)?;
-            return Ok(Box::new(f));
+        match self.variant {
+            Variant::Fuse => {
+                let f = BinaryFuseFilter::with_fp_rate(fp_rate)
+                    .options(self.options)
+                    .build(keys)?;
+                return Ok(Box::new(f));
+            }
+            Variant::Ribbon => {
+                let f = RibbonFilter::with_fp_rate(fp_rate)
+                    .options(self.options)
+                    .build(keys)?;
+                return Ok(Box::new(f));
+            }
+            _ => {}
         }
         self.make(keys.len().max(1), fp_rate, |f| {
             keys.iter()
@@ -678,7 +705,7 @@ impl VariantBuilder {
             Variant::SplitBlock => filled(self.bloom::<SplitBlock, BitVec>(n, p)?, fill),
             Variant::Sliding => filled(self.sliding(n, p)?, fill),
             Variant::Quotient => filled(self.quotient(n, p)?, fill),
-            Variant::Fuse => Err(Error::StaticFilter {
+            Variant::Fuse | Variant::Ribbon => Err(Error::StaticFilter {
                 variant: self.variant.name(),
             }),
         }
@@ -706,7 +733,8 @@ impl VariantBuilder {
             | Variant::Blocked
             | Variant::SplitBlock
             | Variant::Fuse
-            | Variant::Sliding => Err(Error::DeleteUnsupported {
+            | Variant::Sliding
+            | Variant::Ribbon => Err(Error::DeleteUnsupported {
                 variant: self.variant.name(),
             }),
         }

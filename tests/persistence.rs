@@ -767,3 +767,84 @@ fn streamed_writes_are_the_bytes() {
         }
     }
 }
+/// The Ribbon filters at a rate between powers of two (lower and upper
+/// blocks), at a power of two (lower blocks only) and with XXH3, built
+/// from the golden keys, pinned like [`golden_files`]: always version 3,
+/// tag 11, the parameters at the documented offsets (`docs/format.md`,
+/// "Ribbon (11)"), the solution from byte 72; they load and serialize
+/// back to the same bytes.
+#[test]
+fn golden_files_of_ribbon() {
+    use approxset::RibbonFilter;
+    for (name, fp, lower, function) in [
+        ("ribbon-1pct", 0.01, 6u32, HashFunction::SipHash13),
+        ("ribbon-2pow-10", 1.0 / 1024.0, 10, HashFunction::SipHash13),
+        ("ribbon-1pct-xxh3", 0.01, 6, HashFunction::Xxh3),
+    ] {
+        let f = RibbonFilter::with_fp_rate(fp)
+            .seed(SEED)
+            .hash(function)
+            .build_bytes(members())
+            .unwrap();
+        let bytes = f.to_bytes().unwrap();
+        let golden = common::golden(&format!("{name}.bin"), &bytes, name);
+        let u32_at = |at: usize| u32::from_le_bytes(golden[at..at + 4].try_into().unwrap());
+        let u64_at = |at: usize| u64::from_le_bytes(golden[at..at + 8].try_into().unwrap());
+        assert_eq!(golden[..4], MAGIC);
+        assert_eq!(u16::from_le_bytes([golden[4], golden[5]]), 3, "{name}");
+        assert_eq!(golden[6], 11, "{name}: the ribbon tag");
+        assert_eq!(golden[7], function.code(), "{name}");
+        assert_eq!(u64_at(8) as usize, golden.len());
+        assert_eq!(golden[16..32], HashKey::from_seed(SEED).to_le_bytes());
+        assert_eq!(u32_at(32), 128, "{name}: coefficient bits");
+        assert_eq!(u32_at(36), lower, "{name}: lower columns");
+        assert_eq!(u64_at(40), f.seed(), "{name}");
+        let (blocks, upper_start) = (u64_at(48), u64_at(56));
+        // 50 keys: one block; at 1 % every start is in an upper block.
+        assert_eq!(blocks, 1, "{name}");
+        assert_eq!(upper_start, if lower == 6 { 0 } else { 1 }, "{name}");
+        assert_eq!(u64_at(64), 50, "{name}: len");
+        let words = blocks * u64::from(lower) + (blocks - upper_start);
+        assert_eq!(
+            golden.len() as u64,
+            72 + 16 * words + CHECKSUM_LEN as u64,
+            "{name}"
+        );
+        let stored = u64_at(golden.len() - 8);
+        assert_eq!(stored, checksum(&golden[..golden.len() - 8]));
+        let g = RibbonFilter::from_bytes(&golden).unwrap();
+        assert_eq!(g, f);
+        assert!(members().all(|k| g.contains_bytes(&k)), "{name}");
+        assert_eq!(g.to_bytes().unwrap(), golden, "{name}");
+    }
+}
+
+/// A Ribbon file claiming version 1 or 2 (which have no tag 11) is
+/// corrupt; another tag's reader names the variant it found.
+#[test]
+fn ribbon_files_are_version_3_only() {
+    use approxset::RibbonFilter;
+    let f = RibbonFilter::with_fp_rate(0.01)
+        .seed(SEED)
+        .build_bytes(members())
+        .unwrap();
+    let bytes = f.to_bytes().unwrap();
+    for version in [1u16, 2] {
+        let mut old = bytes.clone();
+        old[4..6].copy_from_slice(&version.to_le_bytes());
+        let body = old.len() - CHECKSUM_LEN;
+        let sum = checksum(&old[..body]);
+        old[body..].copy_from_slice(&sum.to_le_bytes());
+        let e = RibbonFilter::from_bytes(&old).unwrap_err();
+        assert!(matches!(e, Error::Corrupt { .. }), "{e}");
+        assert!(e.to_string().contains("new in version 3"), "{e}");
+    }
+    let e = approxset::BinaryFuseFilter::from_bytes(&bytes).unwrap_err();
+    assert_eq!(
+        e,
+        Error::WrongVariant {
+            expected: "fuse",
+            found: "ribbon"
+        }
+    );
+}

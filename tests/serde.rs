@@ -90,6 +90,19 @@ fn fuse_round_trips() {
     }
 }
 
+/// The static Ribbon filter, built from the same keys, round-trips alike.
+#[test]
+fn ribbon_round_trips() {
+    for fp in [0.01, 0.003, 1e-8] {
+        let keys: Vec<String> = (0..300).map(|i| format!("key-{i}")).collect();
+        let f = approxset::RibbonFilter::with_fp_rate(fp)
+            .seed(5)
+            .build(&keys)
+            .unwrap();
+        check_round_trip(&f);
+    }
+}
+
 /// Base64 (RFC 4648, padded), written independently of the library's so
 /// that the test checks the format rather than the code.
 fn base64(bytes: &[u8]) -> String {

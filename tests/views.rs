@@ -10,7 +10,7 @@ use approxset::format::HEADER_LEN;
 use approxset::prelude::*;
 use approxset::{
     BinaryFuseFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, Error,
-    HashFunction, PartitionedBloomFilter, SplitBlockBloomFilter, Variant,
+    HashFunction, PartitionedBloomFilter, RibbonFilter, SplitBlockBloomFilter, Variant,
 };
 
 /// The variants `approxset::view` opens: all but the scalable filter
@@ -187,6 +187,22 @@ fn typed_views_verify_and_copy_back() {
             .unwrap(),
         bytes
     );
+
+    // The Ribbon filter's likewise.
+    let (f, members) = sample(Variant::Ribbon, HashFunction::Xxh3);
+    let bytes = f.to_bytes().unwrap();
+    let view = RibbonFilter::view(&bytes).unwrap();
+    view.verify().unwrap();
+    assert_eq!(view.as_bytes(), &bytes[..]);
+    assert!(members.iter().all(|k| view.contains(k)));
+    assert_eq!(view.into_owned(), RibbonFilter::from_bytes(&bytes).unwrap());
+    assert_eq!(
+        RibbonFilter::view_verified(&bytes)
+            .unwrap()
+            .to_bytes()
+            .unwrap(),
+        bytes
+    );
 }
 
 #[test]
@@ -199,6 +215,7 @@ fn views_are_send_and_sync() {
     check::<approxset::CountingBloomFilterView<'_>>();
     check::<approxset::CuckooFilterView<'_>>();
     check::<approxset::BinaryFuseFilterView<'_>>();
+    check::<approxset::RibbonFilterView<'_>>();
 }
 
 #[test]

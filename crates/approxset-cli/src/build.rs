@@ -25,13 +25,15 @@ Examples:
   sort -u names.txt | approxset build --variant partitioned --seed 7 --input - --output names.bin --json
   approxset build --variant blocked --hash xxh3 --input trusted-ids.txt --output ids.bin
   approxset build --variant fuse --fp 0.0039 --input sstable-keys.txt --output sstable.fuse
+  approxset build --variant ribbon --fp 0.001 --input sstable-keys.txt --output sstable.ribbon
   approxset build --variant sliding --items 100000 --input recent.txt --output recent.bin
   approxset build --variant sliding --items 100000 --time-window 3600 --tick 1700000000 \
     --input last-hour.txt --output hour.bin
   approxset build --spark --spark-keys long --fp 0.03 --input ids.txt --output ids.bf
 
-A fuse filter is static: it is built from all the keys at once (repeats \
-allowed, held once), holds exactly them, and takes no add or remove after.
+A fuse or Ribbon filter is static: it is built from all the keys at once \
+(repeats allowed, held once), holds exactly them, and takes no add or \
+remove after.
 
 A sliding filter remembers a window: the last --items inserts (each \
 `approxset add` moves it on), or with --time-window the last T ticks of a \

@@ -47,7 +47,8 @@ pub(crate) struct DesignRow {
     /// Hash functions k, or fingerprint bits for a cuckoo filter (kept so
     /// for compatibility; `fingerprint_bits` names them).
     hashes: u32,
-    /// Fingerprint bits: in the cuckoo and fuse filters' rows only.
+    /// Fingerprint bits: in the cuckoo and fuse filters' rows only, and the
+    /// Ribbon filter's lower columns `r` (its upper blocks have `r + 1`).
     #[serde(skip_serializing_if = "Option::is_none")]
     fingerprint_bits: Option<u32>,
     /// The false-positive rate expected after N insertions (the sliding
@@ -81,7 +82,7 @@ impl DesignRow {
             hashes: design.hashes(),
             fingerprint_bits: matches!(
                 variant,
-                Variant::Cuckoo | Variant::Fuse | Variant::Quotient
+                Variant::Cuckoo | Variant::Fuse | Variant::Quotient | Variant::Ribbon
             )
             .then(|| design.hashes()),
             expected_fp: design.expected_fp(),
@@ -142,6 +143,10 @@ fn variant_help(variant: Variant) -> String {
         Variant::Fuse => {
             "binary fuse filter: static, built once from all keys, about 1.125·f bits per key \
              for f = 8, 16 or 32-bit fingerprints; no add or remove"
+        }
+        Variant::Ribbon => {
+            "Ribbon filter: static, built once from all keys, about 1.05·log2(1/p) bits per key \
+             at any rate (7.0 at 1 %, 10.5 at 0.1 %); no add or remove"
         }
         Variant::Sliding => {
             "sliding window: remembers the last N inserts (or, in build, the last T ticks), \
@@ -259,8 +264,9 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
     let ideal = sizing::optimal_bits_per_key(fp);
     report.notes.extend([
         "hashes: hash functions k (of the first stage for scalable); fp bits: the cuckoo \
-         filter's fingerprint bits (it has no k), and the fuse filter's; bytes: as allocated, \
-         in whole 64-bit words"
+         filter's fingerprint bits (it has no k), and the fuse filter's; the Ribbon \
+         filter's lower columns r (its upper blocks have r + 1); bytes: as allocated, in whole \
+         64-bit words"
             .to_owned(),
         format!(
             "reference: the classic optimum -ln p / (ln 2)^2 = {ideal:.2} bits/key with \

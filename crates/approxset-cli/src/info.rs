@@ -107,6 +107,11 @@ const LABELS: &[(&str, &str, Shown)] = &[
     ("time_window", "time window (ticks)", Shown::Count),
     ("generation_interval", "ticks per generation", Shown::Count),
     ("tick", "tick", Shown::Count),
+    ("coefficient_bits", "coefficient bits w", Shown::Count),
+    ("blocks", "blocks of 128 slots", Shown::Count),
+    ("lower_columns", "columns r (lower blocks)", Shown::Count),
+    ("upper_start", "first block of r + 1 columns", Shown::Count),
+    ("bits_per_slot", "solution bits per slot", Shown::Real),
 ];
 
 /// The label of parameter `name`; `staged` (a scalable filter) marks the

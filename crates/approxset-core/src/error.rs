@@ -71,8 +71,9 @@ pub enum Error {
         /// Why the next stage cannot be built.
         reason: String,
     },
-    /// A static filter (the binary fuse filter) could not be built: no
-    /// seed tried gave a layout that peels. Only a layout far too small for
+    /// A static filter (the binary fuse or Ribbon filter) could not be
+    /// built: no seed tried gave a layout that peels (fuse) or solves
+    /// (Ribbon). Only a layout far too small for
     /// the keys fails this way in practice.
     ConstructionFailed {
         /// Seeds tried.
@@ -80,7 +81,7 @@ pub enum Error {
         /// Distinct keys the filter was built for.
         items: usize,
     },
-    /// A static filter (the binary fuse filter, built once from every key)
+    /// A static filter (the binary fuse or Ribbon filter, built once from every key)
     /// was asked for an operation that inserts: building it empty, loading
     /// it as an `ApproxSet`, or adding keys. Open it with
     /// `approxset::load_membership`, build it with `build_from`.
@@ -229,7 +230,7 @@ impl fmt::Display for Error {
             Error::ConstructionFailed { attempts, items } => write!(
                 f,
                 "could not build the filter for {items} keys: none of {attempts} seeds gave a \
-                 layout that peels"
+                 layout that peels or solves"
             ),
             Error::StaticFilter { variant } => write!(
                 f,

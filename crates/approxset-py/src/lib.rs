@@ -53,8 +53,8 @@ type Boxed = Box<dyn Membership + Send + Sync>;
 /// Keys are ``str`` (its UTF-8 bytes), ``bytes``/``bytearray``/
 /// ``memoryview``, and integers (64-bit, as the Rust library's ``i64``/
 /// ``u64`` keys; ``int`` or NumPy integer scalars): the same key in Python,
-/// Rust and the CLI. The static
-/// ``"fuse"`` variant is built once with ``Filter.from_keys``.
+/// Rust and the CLI. The static ``"fuse"`` and ``"ribbon"`` variants are
+/// built once with ``Filter.from_keys``.
 ///
 /// ``Filter(variant, capacity, fp)`` is an empty filter for ``capacity``
 /// keys at false-positive rate ``fp``. ``seed`` (an int) or ``key`` (16
@@ -279,10 +279,10 @@ impl Filter {
     /// --
     ///
     /// A filter of ``variant`` built from every key of the iterable
-    /// ``keys`` (sized for them): the way to build the static ``"fuse"``
-    /// filter, and a shortcut for the others. Keys are read a chunk at a
-    /// time; the static filter (and any other built from an iterator of
-    /// unknown length) keeps 16 bytes a key until it is built.
+    /// ``keys`` (sized for them): the way to build the static ``"fuse"`` and
+    /// ``"ribbon"`` filters, and a shortcut for the others. Keys are read a
+    /// chunk at a time; a static filter (and any other built from an
+    /// iterator of unknown length) keeps 16 bytes a key until it is built.
     #[classmethod]
     #[pyo3(
         signature = (variant, keys, fp = None, *, seed = None, key = None, hash = None, max_bytes = None),

@@ -28,7 +28,7 @@ def test_the_variant_list_is_the_libraries():
     ]
     assert DELETABLE == ["counting", "cuckoo", "quotient"]
     assert MERGEABLE == ["classic", "partitioned", "blocked", "split-block", "quotient"]
-    assert [v for v in VARIANTS if INFO[v]["static"]] == ["fuse"]
+    assert [v for v in VARIANTS if INFO[v]["static"]] == ["fuse", "ribbon"]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -123,6 +123,23 @@ def test_the_static_variant_takes_no_adds():
         approxset.Filter("fuse", 10)
     assert isinstance(approxset.UnsupportedError("x"), TypeError)
     assert "c" not in f or True  # a false positive is allowed, no error is
+
+
+def test_a_ribbon_filter_is_sized_for_the_rate_itself():
+    keys = [f"key-{i}" for i in range(20_000)]
+    f = approxset.Filter.from_keys("ribbon", keys + keys[:100], fp=0.003, seed=1)
+    assert f.variant == "ribbon"
+    assert len(f) == 20_000
+    assert f.contains_many(keys) == [True] * len(keys)
+    # Near log2(1/0.003) = 8.38 bits per key, not the 16 of a power of two.
+    assert f.info()["memory_bytes"] * 8 / len(keys) < 9.2
+    # 200,000 fresh keys at 0.3 %: 600 expected, sd 24.
+    hits = sum(f.contains_many([f"other-{i}" for i in range(200_000)]))
+    assert 450 < hits < 750
+    with pytest.raises(approxset.UnsupportedError, match="static"):
+        f.add("c")
+    with pytest.raises(approxset.UnsupportedError):
+        approxset.Filter("ribbon", 10)
 
 
 @pytest.mark.parametrize("variant", DELETABLE)

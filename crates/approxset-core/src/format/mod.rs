@@ -15,9 +15,9 @@
 //! ```text
 //! offset  size  field
 //!      0     4  magic "APXS"
-//!      4     2  format version, u16 LE (1, 2 or 3)
+//!      4     2  format version, u16 LE (1 to 4)
 //!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked,
-//!                 7 split-block, 8 fuse, 9 sliding, 10 quotient)
+//!                 7 split-block, 8 fuse, 9 sliding, 10 quotient, 11 ribbon)
 //!      7     1  hash function (version 3: 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64); 0 before
 //!      8     8  total length in bytes, checksum included, u64 LE
 //!     16    16  hash key k0, k1, u64 LE each
@@ -96,6 +96,9 @@ pub mod tag {
     /// Counting quotient filter that grows (a chain of quotient tables);
     /// new in format version 3.
     pub const QUOTIENT: u8 = 10;
+    /// Ribbon filter (static: built once from every key); new in format
+    /// version 3.
+    pub const RIBBON: u8 = 11;
 
     /// The variant name of a tag, if it is known.
     pub fn name(tag: u8) -> Option<&'static str> {
@@ -110,6 +113,7 @@ pub mod tag {
             FUSE => "fuse",
             SLIDING => "sliding",
             QUOTIENT => "quotient",
+            RIBBON => "ribbon",
             _ => return None,
         })
     }

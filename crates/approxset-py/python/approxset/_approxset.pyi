@@ -69,8 +69,7 @@ class Filter:
         hash: Literal["siphash", "xxh3"] | None = None,
         max_bytes: int | None = None,
     ) -> Filter:
-        """A filter built from every key at once (the static ``"fuse"``,
-        which keeps 16 bytes a key until it is built)."""
+        """A filter built from every key at once (the static ``"fuse"`` and ``"ribbon"``)."""
     @staticmethod
     def from_bytes(data: bytes | bytearray | memoryview) -> Filter:
         """The filter saved in ``data``."""

@@ -1,0 +1,130 @@
+//! The Ribbon filter against approxset's binary fuse filter and classic
+//! Bloom filter, in the same run, at n = 10⁶ and 10⁷ random `u64` keys:
+//!
+//! - `build n=N`: construction from precomputed digests, per key: the
+//!   Ribbon filter at 1 % and 0.1 %, the fuse filter at 1 % (8-bit
+//!   fingerprints) and the classic filter's build + fill at 1 % and 0.1 %
+//!   (the issue's yardstick: Ribbon within 4× of the classic fill);
+//! - `lookup n=N`: contains-hit and contains-miss from a precomputed
+//!   digest, one key per iteration, for the Ribbon filter at 1 % and
+//!   0.1 %, the fuse filter at 1 % and the classic filter at 1 %;
+//! - on stderr, before the timings: each subject's bits per key, measured
+//!   rate over 10⁶ fresh keys and false negatives.
+//!
+//! Run with `cargo bench -p approxset-benches --bench ribbon -- --warm-up-time 1
+//! --measurement-time 3 --sample-size 10` (`'n=1000000/'` for one size).
+
+#[allow(dead_code)] // only `keys` and `step` are used here
+mod common;
+
+use std::hint::black_box;
+
+use approxset::{BinaryFuseFilter, BloomFilter, Digest, HashKey, RibbonFilter};
+use common::step;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+fn ribbon(digests: &[Digest], fp: f64, key: HashKey) -> RibbonFilter {
+    RibbonFilter::with_fp_rate(fp)
+        .hash_key(key)
+        .build_digests(digests)
+        .unwrap()
+}
+
+fn fuse(digests: &[Digest], fp: f64, key: HashKey) -> BinaryFuseFilter {
+    BinaryFuseFilter::with_fp_rate(fp)
+        .hash_key(key)
+        .build_digests(digests)
+        .unwrap()
+}
+
+fn classic(digests: &[Digest], fp: f64, key: HashKey) -> BloomFilter {
+    let mut f = BloomFilter::with_fp_rate(fp)
+        .hash_key(key)
+        .expected_items(digests.len())
+        .unwrap();
+    for &d in digests {
+        f.insert_digest(d).unwrap();
+    }
+    f
+}
+
+/// One subject's setup line: bits per key, measured rate, false negatives.
+fn report(n: usize, name: &str, bytes: usize, has: impl Fn(usize, bool) -> bool) {
+    let missing = (0..n).filter(|&i| !has(i, true)).count();
+    let probes = n.min(1_000_000);
+    let fp = (0..probes).filter(|&i| has(i, false)).count();
+    eprintln!(
+        "n={n} {name}: {:.3} bits/key, measured fp {:.5} over {probes} fresh keys, \
+         {missing} false negatives",
+        bytes as f64 * 8.0 / n as f64,
+        fp as f64 / probes as f64,
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    for n in [1_000_000usize, 10_000_000] {
+        let keys = common::keys(n);
+        let key = HashKey::from_seed(1);
+        let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
+        let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+
+        let r1 = ribbon(&members, 0.01, key);
+        let r01 = ribbon(&members, 0.001, key);
+        let f8 = fuse(&members, 0.01, key);
+        let cl = classic(&members, 0.01, key);
+        let pick = |i: usize, hit: bool| if hit { members[i] } else { others[i] };
+        report(n, "approxset-ribbon-1%", r1.memory_bytes(), |i, h| {
+            r1.contains_digest(pick(i, h))
+        });
+        report(n, "approxset-ribbon-0.1%", r01.memory_bytes(), |i, h| {
+            r01.contains_digest(pick(i, h))
+        });
+        report(n, "approxset-fuse-8", f8.memory_bytes(), |i, h| {
+            f8.contains_digest(pick(i, h))
+        });
+        report(n, "approxset-classic-1%", cl.memory_bytes(), |i, h| {
+            cl.contains_digest(pick(i, h))
+        });
+
+        let mut group = c.benchmark_group(format!("build n={n}"));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(n as u64));
+        for (name, fp) in [
+            ("approxset-ribbon-1%", 0.01),
+            ("approxset-ribbon-0.1%", 0.001),
+        ] {
+            group.bench_function(name, |b| b.iter(|| ribbon(black_box(&members), fp, key)));
+        }
+        group.bench_function("approxset-fuse-8", |b| {
+            b.iter(|| fuse(black_box(&members), 0.01, key))
+        });
+        for (name, fp) in [
+            ("approxset-classic-1%", 0.01),
+            ("approxset-classic-0.1%", 0.001),
+        ] {
+            group.bench_function(name, |b| b.iter(|| classic(black_box(&members), fp, key)));
+        }
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("lookup n={n}"));
+        let mut i = 0usize;
+        for (kind, set) in [("contains-hit", &members), ("contains-miss", &others)] {
+            group.bench_function(BenchmarkId::new(kind, "approxset-ribbon-1%"), |b| {
+                b.iter(|| black_box(r1.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "approxset-ribbon-0.1%"), |b| {
+                b.iter(|| black_box(r01.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "approxset-fuse-8"), |b| {
+                b.iter(|| black_box(f8.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "approxset-classic-1%"), |b| {
+                b.iter(|| black_box(cl.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
