@@ -287,17 +287,12 @@ mod tests {
     fn every_variant_has_its_parameters_as_json_numbers() {
         for &variant in Variant::ALL {
             let r = record_of(variant);
-            // The version the file was written in: 2 where the probes are
-            // mixed, 1 for the layouts that did not change (3 only for
-            // another hash function than SipHash).
-            let version = match variant {
-                Variant::Blocked | Variant::Cuckoo => 1,
-                Variant::Fuse | Variant::Sliding => 3,
-                _ => 2,
-            };
-            assert_eq!(r.format_version, version, "{variant}");
-            assert_eq!(r.hash, approxset::HashFunction::SipHash13, "{variant}");
-            assert_eq!(serde_json::to_value(&r).unwrap()["hash"], "siphash");
+            // The version the file was written in: 3, which records the
+            // default hash function (code 3; files of SipHash-1-3 keep the
+            // version of their layout).
+            assert_eq!(r.format_version, 3, "{variant}");
+            assert_eq!(r.hash, approxset::HashFunction::SipHash13x64, "{variant}");
+            assert_eq!(serde_json::to_value(&r).unwrap()["hash"], "siphash64");
             assert!(!r.parameters.0.is_empty(), "{variant}");
             let json = serde_json::to_value(&r).unwrap();
             let params = json["parameters"].as_object().unwrap();

@@ -330,7 +330,8 @@ fn split_block_in_every_command() {
     assert!(query(&file, &words()).iter().all(|&p| p));
     let info = json(&["info", "--filter", &file]);
     assert_eq!(info["variant"], "split-block");
-    assert_eq!(info["format_version"].as_u64(), Some(2));
+    // The default hash function (code 3) is recorded from version 3.
+    assert_eq!(info["format_version"].as_u64(), Some(3));
     assert_eq!(info["items"].as_u64(), Some(words().len() as u64 + 1));
 
     let doc = json(&[
@@ -767,19 +768,12 @@ fn build_query_info_round_trip_for_every_variant() {
         ] {
             assert!(info.get(field).is_some(), "{variant}: no {field} in {info}");
         }
-        assert_eq!(info["hash"], "siphash", "{variant}");
+        assert_eq!(info["hash"], "siphash64", "{variant}");
         assert_eq!(info["variant"], variant.as_str());
         assert_eq!(info["items"].as_u64(), Some(words.len() as u64));
         assert_eq!(info["file_bytes"].as_u64(), Some(size));
-        // Version 2 where the probes are mixed; blocked and cuckoo files
-        // did not change and stay version 1.
-        let version = match variant.as_str() {
-            "blocked" | "cuckoo" => 1,
-            // The fuse and sliding tags are new in version 3.
-            "fuse" | "sliding" => 3,
-            _ => 2,
-        };
-        assert_eq!(info["format_version"].as_u64(), Some(version), "{variant}");
+        // Version 3, which records the default hash function (code 3).
+        assert_eq!(info["format_version"].as_u64(), Some(3), "{variant}");
         // A fuse filter reports the rate it gives, 2^-8 for a 1 % target.
         let target = if variant == "fuse" { 1.0 / 256.0 } else { 0.01 };
         assert_eq!(num(&info, "target_fp"), target, "{variant}");
@@ -843,6 +837,7 @@ fn cli_lines_and_library_keys_agree_for_every_hash() {
     for variant in variants() {
         let v: approxset::Variant = variant.parse().unwrap();
         for hash in [
+            approxset::HashFunction::SipHash13x64,
             approxset::HashFunction::SipHash13,
             approxset::HashFunction::Xxh3,
         ] {
@@ -876,7 +871,11 @@ fn cli_lines_and_library_keys_agree_for_every_hash() {
             let info = json(&["info", "--filter", &file]);
             assert_eq!(info["hash"], hash.name(), "{what}: {info}");
             let version = match (hash, variant.as_str()) {
-                (approxset::HashFunction::Xxh3, _) | (_, "fuse" | "sliding") => 3,
+                (
+                    approxset::HashFunction::Xxh3 | approxset::HashFunction::SipHash13x64,
+                    _,
+                )
+                | (_, "fuse" | "sliding") => 3,
                 (_, "blocked" | "cuckoo") => 1,
                 _ => 2,
             };

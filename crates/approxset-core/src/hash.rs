@@ -312,15 +312,24 @@ impl HashKey {
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
         match self.function {
-            HashFunction::SipHash13x64 => {
-                self.widen(SipHasher13x64::new_with_keys(self.k0, self.k1).hash(bytes))
-            }
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
             HashFunction::SipHash13 => {
                 let hash = SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
                 Digest::from_u128(hash.as_u128())
             }
             HashFunction::Xxh3 => Digest::from_u128(xxh3_128_with_seed(bytes, self.xxh3_seed())),
             HashFunction::ParquetXxh64 => Digest::new(xxh64(bytes, 0), 0),
+        }
+    }
+
+    /// [`digest_bytes`](Self::digest_bytes) of a fixed-length byte array
+    /// (an integer key's bytes): the default function inlined, so that the
+    /// length and the tail fold away.
+    #[inline(always)]
+    pub(crate) fn digest_fixed<const N: usize>(&self, bytes: &[u8; N]) -> Digest {
+        match self.function {
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
+            _ => self.digest_bytes(bytes),
         }
     }
 
@@ -448,6 +457,60 @@ impl fmt::Debug for HashKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "HashKey({}, <secret>)", self.function)
     }
+}
+
+/// SipHash-1-3 with 64-bit output (Aumasson and Bernstein 2012; one
+/// compression round per 8-byte block, three finalisation rounds) of
+/// `bytes` under the key (`k0`, `k1`), in one pass: the value of
+/// `siphasher`'s `SipHasher13::hash` (tested), written out so that a key
+/// of a fixed length (an integer's 8 bytes) compiles to straight-line code
+/// with its length and tail folded, where the crate's general loop cost
+/// about 40 more instructions per `u64` key (`docs/design.md`, "Hashing").
+#[inline(always)]
+fn siphash13_64(k0: u64, k1: u64, bytes: &[u8]) -> u64 {
+    let mut v = [
+        k0 ^ 0x736f_6d65_7073_6575,
+        k1 ^ 0x646f_7261_6e64_6f6d,
+        k0 ^ 0x6c79_6765_6e65_7261,
+        k1 ^ 0x7465_6462_7974_6573,
+    ];
+    let mut blocks = bytes.chunks_exact(8);
+    for block in &mut blocks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(block);
+        let m = u64::from_le_bytes(word);
+        v[3] ^= m;
+        sip_round(&mut v);
+        v[0] ^= m;
+    }
+    // The tail byte by byte: a copy of a variable length would be a call.
+    let mut last = (bytes.len() as u64) << 56;
+    for (i, &b) in blocks.remainder().iter().enumerate() {
+        last |= u64::from(b) << (8 * i);
+    }
+    v[3] ^= last;
+    sip_round(&mut v);
+    v[0] ^= last;
+    v[2] ^= 0xff;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}
+
+/// One SipRound.
+#[inline(always)]
+fn sip_round(v: &mut [u64; 4]) {
+    v[0] = v[0].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(13) ^ v[0];
+    v[0] = v[0].rotate_left(32);
+    v[2] = v[2].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(16) ^ v[2];
+    v[0] = v[0].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(21) ^ v[0];
+    v[2] = v[2].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(17) ^ v[2];
+    v[2] = v[2].rotate_left(32);
 }
 
 /// SplitMix64 (Steele, Lea and Flood 2014): advances `state` by the golden
@@ -759,8 +822,9 @@ mod tests {
         let key = HashKey::from_parts(k0, k1);
         assert_eq!(key.function(), HashFunction::SipHash13x64);
         let mut msg = Vec::new();
-        for len in 0..40u8 {
+        for len in 0..70u8 {
             let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&msg);
+            assert_eq!(siphash13_64(k0, k1, &msg), h1, "length {len}");
             let d = key.digest_bytes(&msg);
             assert_eq!(d, Digest::new(h1, mix64(h1 ^ k1)), "length {len}");
             // Its own function, not the 128-bit one's halves.

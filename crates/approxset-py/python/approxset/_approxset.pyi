@@ -49,7 +49,7 @@ class Filter:
         *,
         seed: int | None = None,
         key: bytes | None = None,
-        hash: Literal["siphash", "xxh3"] | None = None,
+        hash: Literal["siphash64", "siphash", "xxh3"] | None = None,
         max_bytes: int | None = None,
     ) -> None: ...
     @classmethod
@@ -61,7 +61,7 @@ class Filter:
         *,
         seed: int | None = None,
         key: bytes | None = None,
-        hash: Literal["siphash", "xxh3"] | None = None,
+        hash: Literal["siphash64", "siphash", "xxh3"] | None = None,
         max_bytes: int | None = None,
     ) -> Filter:
         """A filter built from every key at once (the static ``"fuse"``)."""
