@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Lookup modes (`hash`, `classic-miss`, …) build the classic, blocked and
-//! split-block filters and fastbloom 0.17, with SipHash-1-3 and with XXH3,
+//! split-block filters and fastbloom 0.17, with the default function
+//! (SipHash-1-3-64 widened), with XXH3 and (`-sip128`) with SipHash-1-3-128,
 //! over 10⁵ keys at 1 %, then run the operation 10⁶ times; subtract the
 //! count of mode `none` (the same setup and loop, no operation) and divide
 //! by 10⁶. A second argument `str16` makes the keys 16-byte strings (16 hex

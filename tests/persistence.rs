@@ -255,7 +255,11 @@ fn golden_files() {
 fn the_default_function_is_code_3() {
     assert_eq!(HashFunction::default(), HashFunction::SipHash13x64);
     for &variant in Variant::INSERTABLE {
-        let n = if variant == Variant::Scalable { 10 } else { 300 };
+        let n = if variant == Variant::Scalable {
+            10
+        } else {
+            300
+        };
         let mut f = variant.builder().seed(SEED).build(n, 0.01).unwrap();
         for i in 0..50 {
             f.insert_bytes(format!("golden-{i}").as_bytes()).unwrap();

@@ -871,10 +871,7 @@ fn cli_lines_and_library_keys_agree_for_every_hash() {
             let info = json(&["info", "--filter", &file]);
             assert_eq!(info["hash"], hash.name(), "{what}: {info}");
             let version = match (hash, variant.as_str()) {
-                (
-                    approxset::HashFunction::Xxh3 | approxset::HashFunction::SipHash13x64,
-                    _,
-                )
+                (approxset::HashFunction::Xxh3 | approxset::HashFunction::SipHash13x64, _)
                 | (_, "fuse" | "sliding") => 3,
                 (_, "blocked" | "cuckoo") => 1,
                 _ => 2,
