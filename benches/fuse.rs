@@ -6,7 +6,11 @@
 //!   xorf from `u64`s), per key; the classic filter's build + fill from the
 //!   same digests at 1 % and 0.39 %;
 //! - `lookup n=N`: contains-hit and contains-miss from a precomputed digest
-//!   (ours, classic) or `u64` (xorf), one key per iteration;
+//!   (ours, classic) or `u64` (xorf), one key per iteration; the `-h1` xorf
+//!   rows read the same digest array as ours (xorf built from the members'
+//!   `h1`, looked up with a digest's `h1`), and the `key-` rows look up the
+//!   `u64` key itself: ours hashing it with the default function,
+//!   xorf-`h1` with the same digest's `h1`, so both pay the same hash;
 //! - `batch n=N`: `contains_digests` of 1,024 digests against the simple
 //!   loop over `contains_digest`;
 //! - on stderr, before the timings: each subject's bits per key, measured
@@ -188,6 +192,12 @@ fn bench(c: &mut Criterion) {
         }
         group.finish();
 
+        // xorf over the members' `h1`, for the rows that read digests.
+        let h1s: Vec<u64> = members.iter().map(|d| d.h1()).collect();
+        let x8h = BinaryFuse8::try_from(&h1s).unwrap();
+        let x16h = BinaryFuse16::try_from(&h1s).unwrap();
+        drop(h1s);
+
         let mut group = c.benchmark_group(format!("lookup n={n}"));
         let mut i = 0usize;
         for (kind, set, raw) in [
@@ -208,6 +218,31 @@ fn bench(c: &mut Criterion) {
             });
             group.bench_function(BenchmarkId::new(kind, "approxset-classic-1%"), |b| {
                 b.iter(|| black_box(cl.contains_digest(black_box(set[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(kind, "xorf-BinaryFuse8-h1"), |b| {
+                b.iter(|| black_box(x8h.contains(&black_box(set[step(&mut i, n)]).h1())))
+            });
+            group.bench_function(BenchmarkId::new(kind, "xorf-BinaryFuse16-h1"), |b| {
+                b.iter(|| black_box(x16h.contains(&black_box(set[step(&mut i, n)]).h1())))
+            });
+            let key_kind = format!("key-{kind}");
+            group.bench_function(BenchmarkId::new(&key_kind, "approxset-fuse-8"), |b| {
+                b.iter(|| black_box(f8.contains(black_box(&raw[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(&key_kind, "approxset-fuse-16"), |b| {
+                b.iter(|| black_box(f16.contains(black_box(&raw[step(&mut i, n)]))))
+            });
+            group.bench_function(BenchmarkId::new(&key_kind, "xorf-BinaryFuse8-h1"), |b| {
+                b.iter(|| {
+                    let h1 = key.digest(black_box(&raw[step(&mut i, n)])).h1();
+                    black_box(x8h.contains(&h1))
+                })
+            });
+            group.bench_function(BenchmarkId::new(&key_kind, "xorf-BinaryFuse16-h1"), |b| {
+                b.iter(|| {
+                    let h1 = key.digest(black_box(&raw[step(&mut i, n)])).h1();
+                    black_box(x16h.contains(&h1))
+                })
             });
         }
         group.finish();

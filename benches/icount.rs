@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Lookup modes (`hash`, `classic-miss`, …) build the classic, blocked and
-//! split-block filters and fastbloom 0.17, with SipHash-1-3 and with XXH3,
+//! split-block filters and fastbloom 0.17, with the default function
+//! (SipHash-1-3-64 widened), with XXH3 and (`-sip128`) with SipHash-1-3-128,
 //! over 10⁵ keys at 1 %, then run the operation 10⁶ times; subtract the
 //! count of mode `none` (the same setup and loop, no operation) and divide
 //! by 10⁶. A second argument `str16` makes the keys 16-byte strings (16 hex
@@ -40,14 +41,18 @@ const ROUNDS: usize = 10;
 
 /// The lookup operations: the first `HASHES` alone are modes (over the
 /// non-members), each of the others is two, `<op>-miss` and `<op>-hit`.
-/// `hash` and `hash-xxh3` are our digest with SipHash-1-3 and XXH3,
+/// `hash`, `hash-xxh3` and `hash-sip128` are our digest with the default
+/// (SipHash-1-3-64 widened), XXH3 and SipHash-1-3-128 (the default before),
 /// `fastbloom-hash` and `fastbloom-xxh3-hash` fastbloom's source hash;
+/// the `-sip128` filters hash with SipHash-1-3-128, the others' `sip` rows
+/// with the default.
 const OPS: &[&str] = &[
     "none",
     "hash",
     "fastbloom-hash",
     "hash-xxh3",
     "fastbloom-xxh3-hash",
+    "hash-sip128",
     "classic",
     "blocked",
     "fastbloom",
@@ -56,8 +61,11 @@ const OPS: &[&str] = &[
     "classic-xxh3",
     "blocked-xxh3",
     "fastbloom-xxh3",
+    "classic-sip128",
+    "blocked-sip128",
+    "split-sip128",
 ];
-const HASHES: usize = 5;
+const HASHES: usize = 6;
 /// The key-free modes, over the non-members' digests computed before the
 /// count (subtract `digest-none`, the same loop with no operation):
 /// `split-sip-digest` the split-block lookup from a precomputed digest,
@@ -76,7 +84,12 @@ const KEY_FREE: &[&str] = &[
     "xorf8-u64",
     "xorf16-u64",
 ];
-const INSERTS: &[&str] = &["insert-none", "atomic-insert", "fastbloom-atomic-insert"];
+const INSERTS: &[&str] = &[
+    "insert-none",
+    "atomic-insert",
+    "fastbloom-atomic-insert",
+    "atomic-insert-sip128",
+];
 /// Non-member lookups of each flat variant, owned and through a view of its
 /// saved bytes (one byte past an 8-byte boundary), in a function of their
 /// own ([`view_lookups`]); subtract `view-none`.
@@ -165,8 +178,11 @@ fn digest_lookups<K: Key>(op: usize, members: &[K], others: &[K]) {
 }
 
 fn lookups<K: Key + Hash>(op: usize, hit: bool, members: &[K], others: &[K]) {
-    use HashFunction::Xxh3;
+    use HashFunction::{SipHash13, Xxh3};
     let mut classic: BloomFilter = common::bloom(N, FP);
+    let mut classic_128: BloomFilter = common::bloom_hashed(N, FP, SipHash13);
+    let mut blocked_128: BlockedBloomFilter = common::bloom_hashed(N, FP, SipHash13);
+    let mut split_128: SplitBlockBloomFilter = common::bloom_hashed(N, FP, SipHash13);
     let mut blocked: BlockedBloomFilter = common::bloom(N, FP);
     let mut split_sip: SplitBlockBloomFilter = common::bloom(N, FP);
     let mut split_xxh3: SplitBlockBloomFilter = common::bloom_hashed(N, FP, Xxh3);
@@ -183,8 +199,12 @@ fn lookups<K: Key + Hash>(op: usize, hit: bool, members: &[K], others: &[K]) {
         blocked_xxh3.insert(k).unwrap();
         peer.insert(k);
         peer_xxh3.insert(k);
+        classic_128.insert(k).unwrap();
+        blocked_128.insert(k).unwrap();
+        split_128.insert(k).unwrap();
     }
     let queries = if hit { members } else { others };
+    let key_128 = classic_128.hash_key();
     let (key, key_xxh3) = (classic.hash_key(), classic_xxh3.hash_key());
     for _ in 0..ROUNDS {
         for k in queries {
@@ -195,14 +215,18 @@ fn lookups<K: Key + Hash>(op: usize, hit: bool, members: &[K], others: &[K]) {
                 2 => drop(black_box(peer.source_hash(k))),
                 3 => drop(black_box(key_xxh3.digest(k))),
                 4 => drop(black_box(peer_xxh3.source_hash(k))),
-                5 => drop(black_box(classic.contains(k))),
-                6 => drop(black_box(blocked.contains(k))),
-                7 => drop(black_box(peer.contains(k))),
-                8 => drop(black_box(split_sip.contains(k))),
-                9 => drop(black_box(split_xxh3.contains(k))),
-                10 => drop(black_box(classic_xxh3.contains(k))),
-                11 => drop(black_box(blocked_xxh3.contains(k))),
-                _ => drop(black_box(peer_xxh3.contains(k))),
+                5 => drop(black_box(key_128.digest(k))),
+                6 => drop(black_box(classic.contains(k))),
+                7 => drop(black_box(blocked.contains(k))),
+                8 => drop(black_box(peer.contains(k))),
+                9 => drop(black_box(split_sip.contains(k))),
+                10 => drop(black_box(split_xxh3.contains(k))),
+                11 => drop(black_box(classic_xxh3.contains(k))),
+                12 => drop(black_box(blocked_xxh3.contains(k))),
+                13 => drop(black_box(peer_xxh3.contains(k))),
+                14 => drop(black_box(classic_128.contains(k))),
+                15 => drop(black_box(blocked_128.contains(k))),
+                _ => drop(black_box(split_128.contains(k))),
             }
         }
     }
@@ -288,11 +312,17 @@ fn inserts(mode: usize) {
     let peer = fastbloom::AtomicBloomFilter::with_false_pos(FP)
         .seed(&1)
         .expected_items(N);
+    let ours_128 = AtomicBloomFilter::with_fp_rate(FP)
+        .seed(1)
+        .hash(HashFunction::SipHash13)
+        .expected_items(N)
+        .unwrap();
     for k in &members {
         match black_box(mode) {
             0 => drop(black_box(k)),
             1 => drop(black_box(ours.insert_shared(k))),
-            _ => drop(black_box(peer.insert(k))),
+            2 => drop(black_box(peer.insert(k))),
+            _ => drop(black_box(ours_128.insert_shared(k))),
         }
     }
 }

@@ -439,10 +439,10 @@ fn forged_hash_function_bytes_are_named() {
             let f = approxset::load(&forge(&sip, byte7, 1)).unwrap();
             assert_eq!(f.hash_key().function(), HashFunction::Xxh3, "{variant}");
         }
-        let e = approxset::load(&forge(&xxh3, byte7, 3)).unwrap_err();
+        let e = approxset::load(&forge(&xxh3, byte7, 4)).unwrap_err();
         assert!(matches!(e, Error::Corrupt { .. }), "{variant}: {e}");
         assert!(
-            e.to_string().contains("unknown hash function code 3"),
+            e.to_string().contains("unknown hash function code 4"),
             "{variant}: {e}"
         );
         // Parquet's function on a variant that cannot use it.

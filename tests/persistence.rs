@@ -237,9 +237,47 @@ fn golden_files() {
         assert_eq!(golden[16..32], HashKey::from_seed(SEED).to_le_bytes());
         let stored = u64::from_le_bytes(golden[golden.len() - 8..].try_into().unwrap());
         assert_eq!(stored, checksum(&golden[..golden.len() - 8]));
-        // And it loads, with the same answers.
+        // And it loads, with the same answers, keeping its function (the
+        // default was SipHash-1-3 then) and its bytes.
         let g = approxset::load(&golden).unwrap();
         assert!(members().all(|k| g.contains_bytes(&k)));
+        assert_eq!(g.hash_key().function(), HashFunction::SipHash13);
+        assert_eq!(g.to_bytes().unwrap(), golden, "{variant}");
+    }
+}
+
+/// A filter built without a function is of the default, SipHash-1-3-64
+/// widened: code 3 in byte 7 of a version-3 file, loaded back with it and
+/// answering every key as the filter did.
+#[test]
+fn the_default_function_is_code_3() {
+    assert_eq!(HashFunction::default(), HashFunction::SipHash13x64);
+    for &variant in Variant::INSERTABLE {
+        let n = if variant == Variant::Scalable {
+            10
+        } else {
+            300
+        };
+        let mut f = variant.builder().seed(SEED).build(n, 0.01).unwrap();
+        for i in 0..50 {
+            f.insert_bytes(format!("golden-{i}").as_bytes()).unwrap();
+        }
+        assert_eq!(f.hash_key().function(), HashFunction::SipHash13x64);
+        let bytes = f.to_bytes().unwrap();
+        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 3, "{variant}");
+        assert_eq!(bytes[7], 3, "{variant}");
+        assert_eq!(bytes[16..32], HashKey::from_seed(SEED).to_le_bytes());
+        let g = approxset::load(&bytes).unwrap();
+        assert_eq!(g.hash_key(), f.hash_key(), "{variant}");
+        assert!(members().all(|k| g.contains_bytes(&k)), "{variant}");
+        for i in 0..2000 {
+            let k = format!("other-{i}");
+            assert_eq!(
+                g.contains_bytes(k.as_bytes()),
+                f.contains_bytes(k.as_bytes()),
+                "{variant} {k}"
+            );
+        }
     }
 }
 
@@ -719,8 +757,11 @@ fn golden_files_of_fuse() {
 #[test]
 fn fuse_files_are_version_3_only() {
     use approxset::BinaryFuseFilter;
+    // SipHash-1-3-128, whose code 0 is valid before version 3 too, so that
+    // the fuse tag's own check is what refuses the old versions.
     let f = BinaryFuseFilter::with_fp_rate(0.01)
         .seed(SEED)
+        .hash(HashFunction::SipHash13)
         .build_bytes(members())
         .unwrap();
     let bytes = f.to_bytes().unwrap();

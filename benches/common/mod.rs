@@ -54,9 +54,10 @@ pub(crate) fn str16(k: u64) -> String {
 }
 
 /// An approxset filter of the Bloom family (`Bloom<L, C>`) for `n` keys at
-/// false-positive rate `fp`, seed 1, hashing with SipHash-1-3 (the default).
+/// false-positive rate `fp`, seed 1, hashing with the default function
+/// (SipHash-1-3-64 widened).
 pub(crate) fn bloom<L: Layout, C: Cells<L>>(n: usize, fp: f64) -> Bloom<L, C> {
-    bloom_hashed(n, fp, HashFunction::SipHash13)
+    bloom_hashed(n, fp, HashFunction::default())
 }
 
 /// [`bloom`] hashing with `hash`.

@@ -494,7 +494,7 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
         format!("target FP {}", rates[0])
     };
     let hash = match args.hash.get() {
-        HashFunction::SipHash13 => String::new(),
+        f if f == HashFunction::default() => String::new(),
         other => format!(", hash {other}"),
     };
     report.header.push(format!(

@@ -175,7 +175,7 @@ impl Sample {
     /// The line describing the sample, for the human output.
     fn describe(&self, what: &str) -> String {
         let hash = match self.hash {
-            approxset::HashFunction::SipHash13 => String::new(),
+            f if f == approxset::HashFunction::default() => String::new(),
             other => format!(", hash {other}"),
         };
         format!(

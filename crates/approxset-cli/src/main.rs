@@ -246,15 +246,17 @@ impl TargetFp {
 #[derive(Debug, clap::Args)]
 pub(crate) struct HashChoice {
     /// The function applied to each key's bytes, recorded in the filter.
-    /// siphash is keyed SipHash-1-3, the only choice safe when untrusted
-    /// users choose keys; xxh3 is faster, for keys no attacker chooses
+    /// siphash64 (the default) is keyed SipHash-1-3 with a 64-bit output
+    /// widened by a keyed mix, and siphash the same with a 128-bit output
+    /// (the default of earlier releases): the only choices safe when
+    /// untrusted users choose keys; xxh3 is faster, for keys no attacker chooses
     /// (one who can pick keys can then force false positives without
     /// knowing the filter's key); parquet-xxh64 is Parquet's unkeyed
     /// xxHash64, for the split-block filter only.
     #[arg(
         long = "hash",
         value_name = "FUNCTION",
-        default_value = "siphash",
+        default_value = "siphash64",
         value_parser = hash_parser()
     )]
     hash: approxset::HashFunction,

@@ -282,7 +282,7 @@ pub(crate) fn hash_name<S: serde::Serializer>(
 }
 
 /// A hash function in the human output: its name and algorithm,
-/// `siphash (SipHash-1-3)`.
+/// `siphash64 (SipHash-1-3-64, widened)`.
 pub(crate) fn hash_shown(function: approxset::HashFunction) -> String {
     format!("{function} ({})", function.algorithm())
 }

@@ -770,7 +770,7 @@ fn build_query_info_round_trip_for_every_variant() {
         ] {
             assert!(info.get(field).is_some(), "{variant}: no {field} in {info}");
         }
-        assert_eq!(info["hash"], "siphash", "{variant}");
+        assert_eq!(info["hash"], "siphash64", "{variant}");
         assert_eq!(info["variant"], variant.as_str());
         assert_eq!(info["items"].as_u64(), Some(words.len() as u64));
         assert_eq!(info["file_bytes"].as_u64(), Some(size));
@@ -850,6 +850,7 @@ fn cli_lines_and_library_keys_agree_for_every_hash() {
     for variant in variants() {
         let v: approxset::Variant = variant.parse().unwrap();
         for hash in [
+            approxset::HashFunction::SipHash13x64,
             approxset::HashFunction::SipHash13,
             approxset::HashFunction::Xxh3,
         ] {

@@ -110,7 +110,11 @@ fn a_flipped_bit_anywhere_is_an_error_or_the_undamaged_answers() {
             failed_naming(&run(&["info", "--filter", &bad]), "-bad.bin", &what);
         }
         // 6,000 keys read most pages: most flips are found without --verify.
-        assert!(refused * 2 > at.len(), "{variant}: {refused} of {} refused", at.len());
+        assert!(
+            refused * 2 > at.len(),
+            "{variant}: {refused} of {} refused",
+            at.len()
+        );
     }
 }
 

@@ -1,5 +1,6 @@
-//! Key hashing: one 128-bit digest per key (keyed SipHash-1-3 unless the
-//! filter was built with another [`HashFunction`]), and the probe sequence
+//! Key hashing: one 128-bit digest per key (keyed SipHash-1-3 with 64-bit
+//! output, widened by a keyed mix, unless the filter was built with
+//! another [`HashFunction`]), and the probe sequence
 //! every Bloom-family filter derives from it.
 //!
 //! A filter owns a [`HashKey`] (the key and the function it keys); hashing
@@ -21,6 +22,7 @@ use std::fmt;
 use std::hash::{BuildHasher, Hash};
 use std::str::FromStr;
 
+use siphasher::sip::SipHasher13 as SipHasher13x64;
 use siphasher::sip128::SipHasher13;
 use xxhash_rust::{xxh3::xxh3_128_with_seed, xxh64::xxh64};
 
@@ -39,16 +41,16 @@ use crate::key::Key;
 /// let f: HashFunction = "xxh3".parse()?;
 /// assert_eq!(f, HashFunction::Xxh3);
 /// assert_eq!(f.to_string(), "xxh3");
-/// assert_eq!(HashFunction::default(), HashFunction::SipHash13);
+/// assert_eq!(HashFunction::default(), HashFunction::SipHash13x64);
 /// # Ok::<(), approxset_core::hash::ParseHashFunctionError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum HashFunction {
     /// Keyed SipHash-1-3 with 128-bit output, keyed by the whole 128-bit
-    /// [`HashKey`]: the default, and the only choice safe against keys
-    /// chosen by an attacker who does not know the filter's key.
-    #[default]
+    /// [`HashKey`]: the default before code 3, kept for the files written
+    /// with it; safe against keys chosen by an attacker who does not know
+    /// the filter's key.
     SipHash13,
     /// XXH3 with 128-bit output, seeded with `k0 ^ k1` of the
     /// [`HashKey`]: several times faster on short keys, for keys an attacker
@@ -59,6 +61,13 @@ pub enum HashFunction {
     /// unused (zero). Only for variants that use `h1` alone (see
     /// [`format::tag::supports_hash`](crate::format::tag::supports_hash)).
     ParquetXxh64,
+    /// Keyed SipHash-1-3 with 64-bit output `h1`, keyed by the whole
+    /// 128-bit [`HashKey`], and `h2 = mix64(h1 ⊕ k1)`: the default, as safe
+    /// against chosen keys as [`SipHash13`](Self::SipHash13) (two keys'
+    /// digests collide only where their keyed 64-bit hashes do) at fewer
+    /// instructions (`docs/design.md`, "Hashing").
+    #[default]
+    SipHash13x64,
 }
 
 impl HashFunction {
@@ -67,36 +76,41 @@ impl HashFunction {
         HashFunction::SipHash13,
         HashFunction::Xxh3,
         HashFunction::ParquetXxh64,
+        HashFunction::SipHash13x64,
     ];
 
     /// The name, as [`Display`](fmt::Display) prints it, [`FromStr`] reads
-    /// it and the CLI's `--hash` takes it: `siphash`, `xxh3` or
-    /// `parquet-xxh64`.
+    /// it and the CLI's `--hash` takes it: `siphash`, `xxh3`,
+    /// `parquet-xxh64` or `siphash64`.
     pub const fn name(self) -> &'static str {
         match self {
             HashFunction::SipHash13 => "siphash",
             HashFunction::Xxh3 => "xxh3",
             HashFunction::ParquetXxh64 => "parquet-xxh64",
+            HashFunction::SipHash13x64 => "siphash64",
         }
     }
 
-    /// The algorithm in full: `SipHash-1-3`, `XXH3-128` or
-    /// `xxHash64 seed 0`.
+    /// The algorithm in full: `SipHash-1-3`, `XXH3-128`,
+    /// `xxHash64 seed 0` or `SipHash-1-3-64, widened`.
     pub const fn algorithm(self) -> &'static str {
         match self {
             HashFunction::SipHash13 => "SipHash-1-3",
             HashFunction::Xxh3 => "XXH3-128",
             HashFunction::ParquetXxh64 => "xxHash64 seed 0",
+            HashFunction::SipHash13x64 => "SipHash-1-3-64, widened",
         }
     }
 
     /// The function's code in the format (byte 7 of the envelope from
-    /// version 3): 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64 seed 0.
+    /// version 3): 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64 seed 0,
+    /// 3 SipHash-1-3-64 widened.
     pub const fn code(self) -> u8 {
         match self {
             HashFunction::SipHash13 => 0,
             HashFunction::Xxh3 => 1,
             HashFunction::ParquetXxh64 => 2,
+            HashFunction::SipHash13x64 => 3,
         }
     }
 
@@ -106,16 +120,17 @@ impl HashFunction {
             0 => Some(HashFunction::SipHash13),
             1 => Some(HashFunction::Xxh3),
             2 => Some(HashFunction::ParquetXxh64),
+            3 => Some(HashFunction::SipHash13x64),
             _ => None,
         }
     }
 
     /// Whether the function is keyed by the [`HashKey`], so that an attacker
     /// who does not know the key cannot predict a key's positions: true for
-    /// SipHash-1-3 only. (XXH3's seed changes the digests but does not
-    /// hide them: see `docs/design.md`, "Hashing".)
+    /// the two SipHash-1-3 functions only. (XXH3's seed changes the digests
+    /// but does not hide them: see `docs/design.md`, "Hashing".)
     pub const fn is_keyed(self) -> bool {
-        matches!(self, HashFunction::SipHash13)
+        matches!(self, HashFunction::SipHash13 | HashFunction::SipHash13x64)
     }
 }
 
@@ -129,12 +144,14 @@ impl FromStr for HashFunction {
     type Err = ParseHashFunctionError;
 
     /// Parses a [`name`](HashFunction::name), ignoring ASCII case;
-    /// `siphash-1-3`, `xxh3-128` and `xxhash64` are aliases.
+    /// `siphash-1-3`, `xxh3-128`, `xxhash64` and `siphash-1-3-64` are
+    /// aliases.
     fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        const ALIASES: [(&str, HashFunction); 3] = [
+        const ALIASES: [(&str, HashFunction); 4] = [
             ("siphash-1-3", HashFunction::SipHash13),
             ("xxh3-128", HashFunction::Xxh3),
             ("xxhash64", HashFunction::ParquetXxh64),
+            ("siphash-1-3-64", HashFunction::SipHash13x64),
         ];
         HashFunction::ALL
             .iter()
@@ -174,8 +191,8 @@ impl fmt::Display for ParseHashFunctionError {
 impl std::error::Error for ParseHashFunctionError {}
 
 /// The hash key of a filter: 128 key bits and the [`HashFunction`] they
-/// key (SipHash-1-3 unless [`with_function`](Self::with_function) says
-/// otherwise).
+/// key (the default function unless [`with_function`](Self::with_function)
+/// says otherwise).
 ///
 /// The key is part of a filter's identity: two filters can only be combined
 /// or compared when their keys (function included) are equal, and a filter
@@ -212,12 +229,13 @@ impl HashKey {
         HashKey::from_parts(k0, k1)
     }
 
-    /// The SipHash-1-3 key made of two 64-bit halves.
+    /// The key made of two 64-bit halves, for the default function
+    /// ([`HashFunction::SipHash13x64`]).
     pub const fn from_parts(k0: u64, k1: u64) -> Self {
         HashKey {
             k0,
             k1,
-            function: HashFunction::SipHash13,
+            function: HashFunction::SipHash13x64,
         }
     }
 
@@ -232,7 +250,7 @@ impl HashKey {
     /// let key = HashKey::from_seed(7).with_function(HashFunction::Xxh3);
     /// assert_eq!(key.function(), HashFunction::Xxh3);
     /// assert_ne!(key, HashKey::from_seed(7));
-    /// assert_eq!(key.with_function(HashFunction::SipHash13), HashKey::from_seed(7));
+    /// assert_eq!(key.with_function(HashFunction::SipHash13x64), HashKey::from_seed(7));
     /// ```
     pub const fn with_function(self, function: HashFunction) -> Self {
         match function {
@@ -269,7 +287,7 @@ impl HashKey {
         out
     }
 
-    /// The SipHash-1-3 key from the 16 bytes written by
+    /// The key of the default function from the 16 bytes written by
     /// [`HashKey::to_le_bytes`].
     pub fn from_le_bytes(bytes: [u8; 16]) -> Self {
         let mut k0 = [0u8; 8];
@@ -289,10 +307,12 @@ impl HashKey {
 
     /// The digest of a byte string: the same on every platform. SipHash-1-3
     /// and XXH3-128 give their 128 bits (`h1` the low half); xxHash64 gives
-    /// `h1` = its hash and `h2` = 0.
+    /// `h1` = its hash and `h2` = 0; SipHash-1-3-64 gives `h1` = its hash
+    /// and `h2` = [`mix64`]`(h1 ⊕ k1)`.
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
         match self.function {
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
             HashFunction::SipHash13 => {
                 let hash = SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
                 Digest::from_u128(hash.as_u128())
@@ -302,9 +322,31 @@ impl HashKey {
         }
     }
 
+    /// [`digest_bytes`](Self::digest_bytes) of a fixed-length byte array
+    /// (an integer key's bytes): the default function inlined, so that the
+    /// length and the tail fold away.
+    #[inline(always)]
+    pub(crate) fn digest_fixed<const N: usize>(&self, bytes: &[u8; N]) -> Digest {
+        match self.function {
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
+            _ => self.digest_bytes(bytes),
+        }
+    }
+
+    /// The digest of SipHash-1-3-64's `h1`: `h2` is [`mix64`] of `h1`
+    /// under the key's second half, a bijection of `h1` for each key, so
+    /// two keys' digests collide exactly where their keyed hashes do.
+    #[inline(always)]
+    fn widen(&self, h1: u64) -> Digest {
+        Digest::new(h1, mix64(h1 ^ self.k1))
+    }
+
     /// The streaming hasher of this key, for keys written in parts.
     pub(crate) fn hasher(&self) -> KeyHasher {
         match self.function {
+            HashFunction::SipHash13x64 => {
+                KeyHasher::Sip64(SipHasher13x64::new_with_keys(self.k0, self.k1), *self)
+            }
             HashFunction::SipHash13 => KeyHasher::Sip(SipHasher13::new_with_keys(self.k0, self.k1)),
             HashFunction::Xxh3 => KeyHasher::Xxh3(Xxh3Sink {
                 seed: self.xxh3_seed(),
@@ -321,6 +363,8 @@ impl HashKey {
 /// pieces give the digest of their concatenation.
 pub(crate) enum KeyHasher {
     Sip(SipHasher13),
+    /// The 64-bit hasher and the key that widens its hash.
+    Sip64(SipHasher13x64, HashKey),
     Xxh3(Xxh3Sink),
     Xxh64(xxhash_rust::xxh64::Xxh64),
 }
@@ -371,6 +415,7 @@ impl KeyHasher {
     pub(crate) fn write(&mut self, bytes: &[u8]) {
         match self {
             KeyHasher::Sip(h) => std::hash::Hasher::write(h, bytes),
+            KeyHasher::Sip64(h, _) => std::hash::Hasher::write(h, bytes),
             KeyHasher::Xxh3(h) => h.write(bytes),
             KeyHasher::Xxh64(h) => h.update(bytes),
         }
@@ -381,6 +426,7 @@ impl KeyHasher {
         use siphasher::sip128::Hasher128;
         match self {
             KeyHasher::Sip(h) => Digest::from_u128(h.finish128().as_u128()),
+            KeyHasher::Sip64(h, key) => key.widen(std::hash::Hasher::finish(h)),
             KeyHasher::Xxh3(h) => Digest::from_u128(h.digest()),
             KeyHasher::Xxh64(h) => Digest::new(h.digest(), 0),
         }
@@ -392,6 +438,7 @@ impl fmt::Debug for KeyHasher {
         // The states hold the key: print the function only.
         let name = match self {
             KeyHasher::Sip(_) => HashFunction::SipHash13,
+            KeyHasher::Sip64(..) => HashFunction::SipHash13x64,
             KeyHasher::Xxh3(_) => HashFunction::Xxh3,
             KeyHasher::Xxh64(_) => HashFunction::ParquetXxh64,
         };
@@ -410,6 +457,60 @@ impl fmt::Debug for HashKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "HashKey({}, <secret>)", self.function)
     }
+}
+
+/// SipHash-1-3 with 64-bit output (Aumasson and Bernstein 2012; one
+/// compression round per 8-byte block, three finalisation rounds) of
+/// `bytes` under the key (`k0`, `k1`), in one pass: the value of
+/// `siphasher`'s `SipHasher13::hash` (tested), written out so that a key
+/// of a fixed length (an integer's 8 bytes) compiles to straight-line code
+/// with its length and tail folded, where the crate's general loop cost
+/// about 40 more instructions per `u64` key (`docs/design.md`, "Hashing").
+#[inline(always)]
+fn siphash13_64(k0: u64, k1: u64, bytes: &[u8]) -> u64 {
+    let mut v = [
+        k0 ^ 0x736f_6d65_7073_6575,
+        k1 ^ 0x646f_7261_6e64_6f6d,
+        k0 ^ 0x6c79_6765_6e65_7261,
+        k1 ^ 0x7465_6462_7974_6573,
+    ];
+    let mut blocks = bytes.chunks_exact(8);
+    for block in &mut blocks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(block);
+        let m = u64::from_le_bytes(word);
+        v[3] ^= m;
+        sip_round(&mut v);
+        v[0] ^= m;
+    }
+    // The tail byte by byte: a copy of a variable length would be a call.
+    let mut last = (bytes.len() as u64) << 56;
+    for (i, &b) in blocks.remainder().iter().enumerate() {
+        last |= u64::from(b) << (8 * i);
+    }
+    v[3] ^= last;
+    sip_round(&mut v);
+    v[0] ^= last;
+    v[2] ^= 0xff;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}
+
+/// One SipRound.
+#[inline(always)]
+fn sip_round(v: &mut [u64; 4]) {
+    v[0] = v[0].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(13) ^ v[0];
+    v[0] = v[0].rotate_left(32);
+    v[2] = v[2].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(16) ^ v[2];
+    v[0] = v[0].wrapping_add(v[3]);
+    v[3] = v[3].rotate_left(21) ^ v[0];
+    v[2] = v[2].wrapping_add(v[1]);
+    v[1] = v[1].rotate_left(17) ^ v[2];
+    v[2] = v[2].rotate_left(32);
 }
 
 /// SplitMix64 (Steele, Lea and Flood 2014): advances `state` by the golden
@@ -698,7 +799,8 @@ mod tests {
 
     #[test]
     fn digest_bytes_is_siphash13_128() {
-        let key = HashKey::from_parts(0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908);
+        let key = HashKey::from_parts(0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908)
+            .with_function(HashFunction::SipHash13);
         let mut msg = Vec::new();
         for len in 0..40u8 {
             let d = key.digest_bytes(&msg);
@@ -709,6 +811,39 @@ mod tests {
             );
             msg.push(len.wrapping_mul(37));
         }
+    }
+
+    /// The default: SipHash-1-3 with 64-bit output (the 128-bit
+    /// reference's first finalisation, without the `0xee` of 128-bit mode)
+    /// as `h1`, and `h2` its keyed mix.
+    #[test]
+    fn digest_bytes_is_siphash13_64_widened() {
+        let (k0, k1) = (0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908);
+        let key = HashKey::from_parts(k0, k1);
+        assert_eq!(key.function(), HashFunction::SipHash13x64);
+        let mut msg = Vec::new();
+        for len in 0..70u8 {
+            let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&msg);
+            assert_eq!(siphash13_64(k0, k1, &msg), h1, "length {len}");
+            let d = key.digest_bytes(&msg);
+            assert_eq!(d, Digest::new(h1, mix64(h1 ^ k1)), "length {len}");
+            // Its own function, not the 128-bit one's halves.
+            assert_ne!(
+                d.h1(),
+                reference_siphash13_128(k0, k1, &msg) as u64,
+                "length {len}"
+            );
+            msg.push(len.wrapping_mul(37));
+        }
+        // SipHash-1-3-64's value for the empty input under this key, as
+        // std's `SipHasher13` (the 64-bit mode) computes it.
+        let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(b"");
+        assert_eq!(key.digest_bytes(b"").h1(), h1);
+        // The streamed digest of bytes in parts is the one-pass digest.
+        let mut sink = key.hasher();
+        sink.write(b"ali");
+        sink.write(b"ce");
+        assert_eq!(sink.digest(), key.digest_bytes(b"alice"));
     }
 
     #[test]
@@ -740,11 +875,15 @@ mod tests {
     #[test]
     fn functions_are_part_of_the_key() {
         let key = HashKey::from_seed(1);
-        assert_eq!(key.function(), HashFunction::SipHash13);
+        assert_eq!(key.function(), HashFunction::SipHash13x64);
         let xxh3 = key.with_function(HashFunction::Xxh3);
         assert_ne!(key, xxh3);
         assert_eq!(xxh3.to_parts(), key.to_parts());
-        assert_eq!(xxh3.with_function(HashFunction::SipHash13), key);
+        assert_eq!(xxh3.with_function(HashFunction::SipHash13x64), key);
+        // The 128-bit SipHash is another function of the same key bits.
+        let sip128 = key.with_function(HashFunction::SipHash13);
+        assert_ne!(sip128, key);
+        assert_ne!(sip128.digest_bytes(b"alice"), key.digest_bytes(b"alice"));
         // xxHash64 takes no key: every such key is one.
         let p = key.with_function(HashFunction::ParquetXxh64);
         assert_eq!(p.to_parts(), (0, 0));
@@ -766,14 +905,16 @@ mod tests {
             assert_eq!(f.to_string().parse::<HashFunction>(), Ok(f));
             assert_eq!(f.name().to_uppercase().parse::<HashFunction>(), Ok(f));
         }
-        assert_eq!(HashFunction::from_code(3), None);
+        assert_eq!(HashFunction::from_code(4), None);
+        assert_eq!(HashFunction::default().code(), 3);
         assert_eq!("siphash-1-3".parse(), Ok(HashFunction::SipHash13));
         let err = "md5".parse::<HashFunction>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown hash function \"md5\", expected one of siphash, xxh3, parquet-xxh64"
+            "unknown hash function \"md5\", expected one of siphash, xxh3, parquet-xxh64, siphash64"
         );
         assert!(HashFunction::SipHash13.is_keyed() && !HashFunction::Xxh3.is_keyed());
+        assert!(HashFunction::SipHash13x64.is_keyed());
     }
 
     #[test]

@@ -106,8 +106,21 @@ pub trait Key {
 }
 
 /// The `write_key` and one-pass `digest_under` of a key whose canonical
-/// form is the byte string `$bytes` (an expression of `$self`).
+/// form is the byte string `$bytes` (an expression of `$self`); `fixed`
+/// for a byte array of a fixed length, whose digest compiles to
+/// straight-line code.
 macro_rules! byte_string_key {
+    (fixed $self:ident => $bytes:expr) => {
+        #[inline]
+        fn write_key(&$self, sink: &mut KeySink) {
+            sink.write($bytes);
+        }
+
+        #[inline]
+        fn digest_under(&$self, key: &HashKey) -> Digest {
+            key.digest_fixed($bytes)
+        }
+    };
     ($self:ident => $bytes:expr) => {
         #[inline]
         fn write_key(&$self, sink: &mut KeySink) {
@@ -172,7 +185,7 @@ impl<K: Key + ?Sized> Key for Box<K> {
 macro_rules! int_keys {
     ($($t:ty => $as:ty),*) => {$(
         impl Key for $t {
-            byte_string_key!(self => &(*self as $as).to_le_bytes());
+            byte_string_key!(fixed self => &(*self as $as).to_le_bytes());
         }
     )*};
 }
@@ -183,11 +196,11 @@ int_keys!(
 );
 
 impl Key for bool {
-    byte_string_key!(self => &[u8::from(*self)]);
+    byte_string_key!(fixed self => &[u8::from(*self)]);
 }
 
 impl Key for char {
-    byte_string_key!(self => &u32::from(*self).to_le_bytes());
+    byte_string_key!(fixed self => &u32::from(*self).to_le_bytes());
 }
 
 /// Tuples: each part length-prefixed, so `("ab", "c")` and `("a", "bc")`

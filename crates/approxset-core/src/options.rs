@@ -25,12 +25,12 @@ pub struct BuildOptions {
 }
 
 impl BuildOptions {
-    /// No options: a random SipHash-1-3 key and no memory cap beyond the
-    /// address space.
+    /// No options: a random key of the default function and no memory
+    /// cap beyond the address space.
     pub const fn new() -> Self {
         BuildOptions {
             key: None,
-            function: HashFunction::SipHash13,
+            function: HashFunction::SipHash13x64,
             max_bytes: None,
         }
     }
@@ -51,7 +51,7 @@ impl BuildOptions {
     }
 
     /// Hash with `function` (the default is
-    /// [`SipHash13`](HashFunction::SipHash13)); the key, seed or random,
+    /// [`SipHash13x64`](HashFunction::SipHash13x64)); the key, seed or random,
     /// keys it. The last of `hash` and [`hash_key`](Self::hash_key) says
     /// the function. Choose XXH3 only for keys no attacker chooses
     /// (`docs/guide.md`).

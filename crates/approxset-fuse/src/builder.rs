@@ -87,7 +87,17 @@ pub struct FuseBuilder {
     options: BuildOptions,
     fingerprint_bits: Option<u32>,
     pub(crate) attempts: u32,
+    pub(crate) fallback: u32,
     pub(crate) layout: Option<Layout>,
+}
+
+/// The state the construction seeds of a filter keyed by `key` are drawn
+/// from: they follow from the hash key, so a seeded build is reproducible
+/// (and, the key known, predictable: hence the random fallback of
+/// [`construct::build`]); they are stored, not re-derived.
+pub(crate) fn seed_state(key: approxset_core::HashKey) -> u64 {
+    let (k0, k1) = key.to_parts();
+    k0 ^ k1.rotate_left(32) ^ 0x6675_7365_5f73_6565
 }
 
 impl FuseBuilder {
@@ -147,7 +157,8 @@ impl FuseBuilder {
     /// target, and Parquet's xxHash64 (`hash`);
     /// [`Error::TooLarge`] past `max_bytes` or 2³² − 1 cells;
     /// [`Error::AllocationFailed`]; [`Error::ConstructionFailed`] when no
-    /// seed of [`MAX_ATTEMPTS`](crate::MAX_ATTEMPTS) peels, which takes a
+    /// seed peels, neither the [`MAX_ATTEMPTS`](crate::MAX_ATTEMPTS)
+    /// derived from the hash key nor as many random ones, which takes a
     /// layout far too small for the keys.
     pub fn build_digests(self, digests: &[Digest]) -> Result<BinaryFuseFilter> {
         self.finish(digests)
@@ -156,12 +167,10 @@ impl FuseBuilder {
     fn finish<K: Keys + ?Sized>(self, keys: &K) -> Result<BinaryFuseFilter> {
         let bits = self.bits()?;
         let key = self.options.key_for(approxset_core::format::tag::FUSE)?;
-        let (k0, k1) = key.to_parts();
-        // The construction seeds follow from the hash key, so a seeded
-        // build is reproducible; they are stored, not re-derived.
-        let state = k0 ^ k1.rotate_left(32) ^ 0x6675_7365_5f73_6565;
+        let state = seed_state(key);
         let settings = Settings {
             attempts: self.attempts,
+            fallback: self.fallback,
             max_bytes: self.options.max_bytes_limit(),
             layout: self.layout,
         };
@@ -207,11 +216,13 @@ impl FuseBuilder {
         }
     }
 
-    /// Test hook: build on a fixed layout with this many seeds.
+    /// Test hook: build on a fixed layout with this many seeds (and no
+    /// random ones).
     #[cfg(test)]
     pub(crate) fn with_layout(mut self, layout: Layout, attempts: u32) -> Self {
         self.layout = Some(layout);
         self.attempts = attempts;
+        self.fallback = 0;
         self
     }
 }
@@ -225,6 +236,7 @@ impl BinaryFuseFilter {
             options: BuildOptions::new(),
             fingerprint_bits: None,
             attempts: MAX_ATTEMPTS,
+            fallback: MAX_ATTEMPTS,
             layout: None,
         }
     }

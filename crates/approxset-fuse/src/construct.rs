@@ -17,15 +17,20 @@
 
 use approxset_core::hash::splitmix64;
 use approxset_core::sizing::check_memory;
-use approxset_core::{Digest, Error, Result};
+use approxset_core::{Digest, Error, HashKey, Result};
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
 
-/// Seeds tried before a construction gives up with
-/// [`Error::ConstructionFailed`]. A sized layout peels for a seed with
-/// probability well above ½ (`docs/design.md`), so 100 failures in a row do
-/// not happen; a layout far too small for its keys fails them all.
+/// Seeds derived from the hash key that a construction tries, and as many
+/// drawn from the operating system's randomness after them, before it
+/// gives up with [`Error::ConstructionFailed`]. A sized layout peels for a
+/// seed with probability well above ½ (`docs/design.md`), so 100 failures
+/// in a row do not happen by chance; a layout far too small for its keys
+/// fails them all. Whoever knows the hash key (a filter built with a
+/// given seed) knows the derived seeds and can craft keys that fail each
+/// of them; the random seeds that follow cannot be crafted against
+/// (`docs/design.md`, "Binary fuse filter").
 pub const MAX_ATTEMPTS: u32 = 100;
 
 /// The 64-bit fuse hash of a key under `seed`: the MurmurHash3 finalizer
@@ -78,8 +83,11 @@ impl Keys for [u64] {
 /// How to build: attempts, memory cap and (for tests) a fixed layout.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Settings {
-    /// Seeds to try.
+    /// Seeds to try from the seed state.
     pub(crate) attempts: u32,
+    /// Seeds to try after those, drawn from the operating system's
+    /// randomness.
+    pub(crate) fallback: u32,
     /// The fingerprint array's cap in bytes.
     pub(crate) max_bytes: Option<usize>,
     /// A layout to use whatever the key count (tests of failure).
@@ -105,7 +113,9 @@ pub(crate) struct Built<F> {
 }
 
 /// Builds the array for `keys`, seeds drawn from `seed_state` by
-/// SplitMix64. A failure caused by repeated keys (or the third failure,
+/// SplitMix64 and, when `settings.attempts` of them failed, from a fresh
+/// random state (so a key set crafted against the derived seeds still
+/// builds; the seed that peeled is stored). A failure caused by repeated keys (or the third failure,
 /// or a success with so many repeats that the set needs a smaller array)
 /// deduplicates the keys (sorting a copy, 8 bytes per key) and re-plans
 /// for the distinct ones; any other failure moves to the paper's looser
@@ -120,7 +130,14 @@ pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
     let mut layout = settings.layout_for(keys.count())?;
     let mut scratch = Scratch::<F>::new(layout, keys.count(), settings.max_bytes)?;
     let mut distinct: Option<Vec<u64>> = None;
-    for attempt in 0..settings.attempts {
+    let total = settings.attempts.saturating_add(settings.fallback);
+    for attempt in 0..total {
+        if attempt == settings.attempts {
+            // Every seed derived from the hash key failed: whoever knows
+            // the key can make that happen (one pair of keys sharing three
+            // cells per seed). Seeds nobody can predict end it.
+            rng = HashKey::random().to_parts().0;
+        }
         let seed = splitmix64(&mut rng);
         let this = if attempt % 2 == 1 {
             layout.halved().unwrap_or(layout)
@@ -185,7 +202,7 @@ pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
         }
     }
     Err(Error::ConstructionFailed {
-        attempts: settings.attempts,
+        attempts: total,
         items: distinct.map_or(keys.count(), |d| d.len()),
     })
 }

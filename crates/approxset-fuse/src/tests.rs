@@ -409,6 +409,7 @@ fn peel_rates() {
             let Some(layout) = layout else { continue };
             let settings = Settings {
                 attempts: 1,
+                fallback: 0,
                 max_bytes: None,
                 layout: Some(layout),
             };
@@ -435,11 +436,12 @@ fn plan_paper(n: usize) -> (u32, u32) {
 }
 
 /// A key set whose first seed fails on the tighter layout of 10⁶ keys
-/// (the benchmark's: SplitMix64 of 0 … 10⁶ − 1 under the hash key of seed
-/// 1) builds on the paper's looser one, with every key found.
+/// (the benchmark's when SipHash-1-3-128 was the default: SplitMix64 of
+/// 0 … 10⁶ − 1 under the hash key of seed 1) builds on the paper's looser
+/// one, with every key found.
 #[test]
 fn a_failed_seed_falls_back_to_the_papers_layout() {
-    let key = HashKey::from_seed(1);
+    let key = HashKey::from_seed(1).with_function(HashFunction::SipHash13);
     let digests: Vec<Digest> = (0..1_000_000u64)
         .map(|i| key.digest(&approxset_core::hash::splitmix64(&mut { i })))
         .collect();
@@ -455,11 +457,90 @@ fn a_failed_seed_falls_back_to_the_papers_layout() {
     assert_eq!(f.len(), 1_000_000);
     assert!(digests.iter().all(|&d| f.contains_digest(d)));
     // Another key set peels on its first seed, on the tighter layout.
-    let other = HashKey::from_seed(5);
+    let other = HashKey::from_seed(5).with_function(HashFunction::SipHash13);
     let digests: Vec<Digest> = (0..1_000_000u64).map(|i| other.digest(&i)).collect();
     let g = BinaryFuseFilter::with_fp_rate(0.01)
         .hash_key(other)
         .build_digests(&digests)
         .unwrap();
     assert_eq!(g.array_len(), Layout::plan(1_000_000).unwrap().array_len());
+}
+
+/// With the hash key known (a filter built with a given seed), every
+/// construction seed derived from it is known too: for each, a pair of
+/// keys whose fuse hashes share all three cells never peels (each of the
+/// cells keeps both). 100 such pairs, 200 distinct keys, fail every derived
+/// seed; the build still succeeds on the random seeds that follow, and
+/// stores the one that peeled.
+#[test]
+fn keys_crafted_against_a_known_seed_still_build() {
+    use crate::builder::seed_state;
+    use crate::construct::{Settings, build, fuse_hash};
+    use std::collections::HashMap;
+
+    let key = HashKey::from_seed(7);
+    let n = 200;
+    let plan = Layout::plan(n).unwrap();
+    // The layouts each attempt uses for 200 distinct keys: the plan on
+    // even attempts, its halved form on odd ones (the looser layout and a
+    // deduplicated re-plan are the same array here).
+    assert_eq!(Layout::plan_loose(n).unwrap(), plan);
+    let halved = plan.halved().unwrap();
+    let mut state = seed_state(key);
+    let mut next = 0u64;
+    let mut crafted: Vec<u64> = Vec::with_capacity(n);
+    let mut seeds = Vec::new();
+    for attempt in 0..crate::MAX_ATTEMPTS {
+        let seed = approxset_core::hash::splitmix64(&mut state);
+        seeds.push(seed);
+        let layout = if attempt % 2 == 1 { halved } else { plan };
+        // Birthday search on the three cells (about 2¹⁹ of them): some
+        // thousand keys.
+        let mut seen: HashMap<[usize; 3], u64> = HashMap::new();
+        loop {
+            let k = next;
+            next += 1;
+            let cells = layout.positions(fuse_hash(key.digest(&k).h1(), seed));
+            if let Some(&other) = seen.get(&cells) {
+                crafted.extend([other, k]);
+                break;
+            }
+            seen.insert(cells, k);
+        }
+    }
+    assert_eq!(crafted.len(), n);
+    let digests: Vec<Digest> = crafted.iter().map(|k| key.digest(k)).collect();
+    let mut h1s: Vec<u64> = digests.iter().map(|d| d.h1()).collect();
+    h1s.sort_unstable();
+    h1s.dedup();
+    assert_eq!(h1s.len(), n, "the crafted keys are distinct");
+    // Every derived seed fails.
+    let seeded_only = Settings {
+        attempts: crate::MAX_ATTEMPTS,
+        fallback: 0,
+        max_bytes: None,
+        layout: None,
+    };
+    assert_eq!(
+        build::<u8, _>(digests.as_slice(), seed_state(key), seeded_only).unwrap_err(),
+        Error::ConstructionFailed {
+            attempts: crate::MAX_ATTEMPTS,
+            items: n
+        }
+    );
+    // The builder goes on to random seeds, from a key as from a digest.
+    for f in [
+        BinaryFuseFilter::with_fp_rate(0.01).seed(7).build(&crafted),
+        BinaryFuseFilter::with_fp_rate(0.01)
+            .hash_key(key)
+            .build_digests(&digests),
+    ] {
+        let f = f.unwrap();
+        assert_eq!(f.len(), n);
+        assert!(crafted.iter().all(|k| f.contains(k)));
+        assert!(!seeds.contains(&f.seed()));
+        // The stored seed answers after a round trip.
+        let g = BinaryFuseFilter::from_bytes(&f.to_bytes().unwrap()).unwrap();
+        assert_eq!(g, f);
+    }
 }

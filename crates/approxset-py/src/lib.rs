@@ -60,10 +60,12 @@ type Boxed = Box<dyn Membership + Send + Sync>;
 /// keys at false-positive rate ``fp``. ``seed`` (an int) or ``key`` (16
 /// bytes) fixes the hash key, so that filters built apart can be merged
 /// and rebuilt bit for bit; without either it is random. ``hash`` is
-/// ``"siphash"`` (the default) or ``"xxh3"`` (faster, for keys an attacker
-/// does not choose); ``max_bytes`` refuses a larger filter. Bad parameters
-/// (a size or seed out of range included) raise ``ParameterError`` (a
-/// ``ValueError``) naming the argument.
+/// ``"siphash64"`` (the default, keyed SipHash-1-3 with a 64-bit output
+/// widened), ``"siphash"`` (its 128-bit output, the default of earlier
+/// releases) or ``"xxh3"`` (faster, for keys an attacker does not choose);
+/// ``max_bytes`` refuses a larger filter. Bad parameters (a size or seed out
+/// of range included) raise ``ParameterError`` (a ``ValueError``) naming the
+/// argument.
 #[pyclass(module = "approxset", frozen, name = "Filter")]
 #[derive(Debug)]
 struct Filter {
@@ -581,7 +583,8 @@ impl Filter {
         PyBytes::new(py, &self.key.to_le_bytes())
     }
 
-    /// The hash function's name (``"siphash"`` or ``"xxh3"``).
+    /// The hash function's name (``"siphash64"``, ``"siphash"``,
+    /// ``"xxh3"`` or ``"parquet-xxh64"``).
     #[getter]
     fn hash(&self) -> &'static str {
         self.key.function().name()

@@ -67,7 +67,7 @@ def test_python_filters_answer_the_same_through_the_cli(cli, tmp_path, variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("hash_fn", ["siphash", "xxh3"])
+@pytest.mark.parametrize("hash_fn", ["siphash64", "siphash", "xxh3"])
 def test_cli_filters_are_the_python_filters_byte_for_byte(cli, tmp_path, variant, hash_fn):
     keys_file = tmp_path / "keys.txt"
     keys_file.write_bytes(lines(MEMBERS))

@@ -18,7 +18,8 @@
 //!      4     2  format version, u16 LE (1 to 4)
 //!      6     1  variant tag (1 classic, 2 partitioned, 3 counting, 4 cuckoo, 5 scalable, 6 blocked,
 //!                 7 split-block, 8 fuse, 9 sliding, 10 quotient, 11 ribbon)
-//!      7     1  hash function (version 3: 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64); 0 before
+//!      7     1  hash function (version 3 on: 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64,
+//!                 3 SipHash-1-3-64 widened); 0 before
 //!      8     8  total length in bytes, checksum included, u64 LE
 //!     16    16  hash key k0, k1, u64 LE each
 //!     32     …  variant parameters (u64 / u32 / f64 LE fields)
@@ -122,8 +123,8 @@ pub mod tag {
     /// place that says so, for the builders ([`BuildOptions::key_for`](crate::BuildOptions::key_for))
     /// and the loaders ([`Reader::open`](super::Reader::open)).
     ///
-    /// SipHash-1-3 and XXH3-128 give 128 independent bits and suit every
-    /// variant. Parquet's xxHash64 gives `h1` only (`h2` = 0): a filter that
+    /// SipHash-1-3, XXH3-128 and SipHash-1-3-64 widened give two
+    /// independent-looking halves and suit every variant. Parquet's xxHash64 gives `h1` only (`h2` = 0): a filter that
     /// derives several positions or a fingerprint and a bucket from both
     /// halves would lose its independence, so it is for the one layout that
     /// uses `h1` alone, the split-block filter.
@@ -744,7 +745,9 @@ mod tests {
     use super::*;
 
     pub(super) fn sample() -> Vec<u8> {
-        let mut w = Writer::new(tag::CLASSIC, HashKey::from_parts(1, 2), 64);
+        // A SipHash-1-3 key, the function of every file before version 3.
+        let key = HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13);
+        let mut w = Writer::new(tag::CLASSIC, key, 64);
         w.u64(1000).u32(7).f64(0.01).words(&[1, 2, u64::MAX]);
         w.finish()
     }
@@ -756,7 +759,10 @@ mod tests {
         // One page: its checksum, then the table's.
         assert_eq!(bytes.len(), HEADER_LEN + 8 + 4 + 8 + 24 + 8 + CHECKSUM_LEN);
         let mut r = Reader::open_variant(&bytes, tag::CLASSIC).unwrap();
-        assert_eq!(r.key(), HashKey::from_parts(1, 2));
+        assert_eq!(
+            r.key(),
+            HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13)
+        );
         assert_eq!(r.u64("bits").unwrap(), 1000);
         assert_eq!(r.u32("hashes").unwrap(), 7);
         assert_eq!(r.f64("fp").unwrap(), 0.01);
@@ -939,6 +945,12 @@ mod tests {
         );
         // Version 3 with code 0 is SipHash, well defined.
         let v3 = with_hash_byte(3, 0);
+        assert_eq!(
+            Reader::open(&v3).unwrap().key(),
+            HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13)
+        );
+        // Code 3 is the default, SipHash-1-3-64 widened.
+        let v3 = with_hash_byte(3, 3);
         assert_eq!(Reader::open(&v3).unwrap().key(), HashKey::from_parts(1, 2));
         // The stream reader checks the byte before reading on.
         let err = read_all(&with_hash_byte(3, 9)[..]).unwrap_err();
@@ -954,6 +966,7 @@ mod tests {
             assert!(!tag::supports_hash(t, HashFunction::ParquetXxh64), "{t}");
             assert!(tag::supports_hash(t, HashFunction::Xxh3), "{t}");
             assert!(tag::supports_hash(t, HashFunction::SipHash13), "{t}");
+            assert!(tag::supports_hash(t, HashFunction::SipHash13x64), "{t}");
         }
         // A forged classic file (key bytes zeroed, as the function needs).
         let mut bytes = with_hash_byte(3, 2);

@@ -54,7 +54,7 @@ class Filter:
         *,
         seed: int | None = None,
         key: bytes | None = None,
-        hash: Literal["siphash", "xxh3"] | None = None,
+        hash: Literal["siphash64", "siphash", "xxh3"] | None = None,
         max_bytes: int | None = None,
     ) -> None: ...
     @classmethod
@@ -66,7 +66,7 @@ class Filter:
         *,
         seed: int | None = None,
         key: bytes | None = None,
-        hash: Literal["siphash", "xxh3"] | None = None,
+        hash: Literal["siphash64", "siphash", "xxh3"] | None = None,
         max_bytes: int | None = None,
     ) -> Filter:
         """A filter built from every key at once (the static ``"fuse"`` and ``"ribbon"``)."""
