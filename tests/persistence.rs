@@ -242,7 +242,10 @@ fn golden_files() {
         let g = approxset::load(&golden).unwrap();
         assert!(members().all(|k| g.contains_bytes(&k)));
         assert_eq!(g.hash_key().function(), HashFunction::SipHash13);
-        assert_eq!(g.to_bytes().unwrap(), golden, "{variant}");
+        assert!(
+            common::same_data(&golden, &g.to_bytes().unwrap()),
+            "{variant}"
+        );
     }
 }
 
@@ -264,7 +267,11 @@ fn the_default_function_is_code_3() {
         }
         assert_eq!(f.hash_key().function(), HashFunction::SipHash13x64);
         let bytes = f.to_bytes().unwrap();
-        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 3, "{variant}");
+        assert_eq!(
+            u16::from_le_bytes([bytes[4], bytes[5]]),
+            VERSION,
+            "{variant}"
+        );
         assert_eq!(bytes[7], 3, "{variant}");
         assert_eq!(bytes[16..32], HashKey::from_seed(SEED).to_le_bytes());
         let g = approxset::load(&bytes).unwrap();
@@ -856,7 +863,7 @@ fn golden_files_of_ribbon() {
         let g = RibbonFilter::from_bytes(&golden).unwrap();
         assert_eq!(g, f);
         assert!(members().all(|k| g.contains_bytes(&k)), "{name}");
-        assert_eq!(g.to_bytes().unwrap(), golden, "{name}");
+        assert!(common::same_data(&golden, &g.to_bytes().unwrap()), "{name}");
     }
 }
 
@@ -867,15 +874,12 @@ fn ribbon_files_are_version_3_only() {
     use approxset::RibbonFilter;
     let f = RibbonFilter::with_fp_rate(0.01)
         .seed(SEED)
+        .hash(HashFunction::SipHash13)
         .build_bytes(members())
         .unwrap();
     let bytes = f.to_bytes().unwrap();
     for version in [1u16, 2] {
-        let mut old = bytes.clone();
-        old[4..6].copy_from_slice(&version.to_le_bytes());
-        let body = old.len() - CHECKSUM_LEN;
-        let sum = checksum(&old[..body]);
-        old[body..].copy_from_slice(&sum.to_le_bytes());
+        let old = common::with_version(&bytes, version);
         let e = RibbonFilter::from_bytes(&old).unwrap_err();
         assert!(matches!(e, Error::Corrupt { .. }), "{e}");
         assert!(e.to_string().contains("new in version 3"), "{e}");
