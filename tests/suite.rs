@@ -451,12 +451,15 @@ fn deletable() -> impl Iterator<Item = (Variant, &'static str, VariantBuilder)> 
         .copied()
         .filter(|v| v.supports_delete())
         .flat_map(|v| {
+            // The quotient filter has no shared form yet (`Unsupported`).
+            let shared = v != Variant::Quotient;
             [
-                (v, "", v.builder()),
-                (v, " shared(1)", v.builder().shared(1)),
-                (v, " shared(2)", v.builder().shared(2)),
+                Some((v, "", v.builder())),
+                shared.then(|| (v, " shared(1)", v.builder().shared(1))),
+                shared.then(|| (v, " shared(2)", v.builder().shared(2))),
             ]
         })
+        .flatten()
 }
 
 #[derive(Clone, Debug)]
@@ -717,7 +720,13 @@ fn every_variant_reports_its_parameters() {
                     get("remainder_bits"),
                     Some(Value::Count(design.hashes().into()))
                 );
-                assert_eq!(get("entries"), Some(Value::Count(500)));
+                // 500 keys in distinct entries, but for the few whose
+                // fingerprints collide (about 2.5 pairs at 1 %; 20 would
+                // be a false alarm with probability far below 10⁻⁶).
+                let Some(Value::Count(entries)) = get("entries") else {
+                    panic!("entries")
+                };
+                assert!((480..=500).contains(&entries), "{entries}");
             }
             _ => unreachable!(),
         }
