@@ -3341,7 +3341,7 @@ fn the_ribbon_filter_through_the_cli() {
     assert!(query_stdin(&file, &keys).iter().all(|&p| p));
     let info = json(&["info", "--filter", &file]);
     assert_eq!(info["variant"], "ribbon");
-    assert_eq!(info["format_version"], 3);
+    assert_eq!(info["format_version"], approxset::format::VERSION);
     assert_eq!(info["supports_delete"], false);
     assert_eq!(info["parameters"]["coefficient_bits"], 128);
     assert_eq!(info["parameters"]["lower_columns"], 8);
