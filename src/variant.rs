@@ -12,8 +12,8 @@ use approxset_bloom::{
 use approxset_core::format::tag;
 use approxset_core::sharded::ShardFilter;
 use approxset_core::{
-    ApproxSet, BuildOptions, ConcurrentDeletable, Deletable, Error, HashFunction, Key, Membership,
-    Result, Sharded,
+    ApproxSet, BuildOptions, ConcurrentDeletable, Deletable, Digest, Error, HashFunction, Key,
+    Membership, Result, Sharded,
 };
 use approxset_cuckoo::CuckooFilter;
 use approxset_fuse::BinaryFuseFilter;
@@ -676,6 +676,38 @@ impl VariantBuilder {
             keys.iter()
                 .try_for_each(|k| f.insert_digest(f.hash_key().digest(k)).map(drop))
         })
+    }
+
+    /// Builds the filter of the keys whose digests, by this builder's hash
+    /// key ([`hash_key`](crate::BuildOptions::hash_key) set first, so that
+    /// they were computed with it), are `digests`: for callers that hash
+    /// keys as they read them (the Python bindings). As
+    /// [`build_from`](Self::build_from) otherwise.
+    ///
+    /// # Errors
+    /// As [`Variant::build_from`].
+    pub fn build_from_digests(
+        &self,
+        digests: &[Digest],
+        fp_rate: f64,
+    ) -> Result<Box<dyn Membership + Send + Sync>> {
+        match self.variant {
+            Variant::Fuse => Ok(Box::new(
+                BinaryFuseFilter::with_fp_rate(fp_rate)
+                    .options(self.options)
+                    .build_digests(digests)?,
+            )),
+            Variant::Ribbon => Ok(Box::new(
+                RibbonFilter::with_fp_rate(fp_rate)
+                    .options(self.options)
+                    .build_digests(digests)?,
+            )),
+            _ => self.make(digests.len().max(1), fp_rate, |f| {
+                digests
+                    .iter()
+                    .try_for_each(|&d| f.insert_digest(d).map(drop))
+            }),
+        }
     }
 
     /// The one dispatch on the variant behind [`build`](Self::build) and

@@ -25,8 +25,7 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use approxset::format::DEFAULT_READ_LIMIT;
 use approxset::{
-    ApproxSet, BinaryFuseFilter, BuildOptions, Deletable, HashFunction, HashKey, Membership,
-    Removal, Value, Variant,
+    ApproxSet, BuildOptions, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant,
 };
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
@@ -313,13 +312,13 @@ impl Filter {
         let options = options.hash_key(hash_key);
         let mut source = Source::new(keys)?;
         if variant.is_static() {
-            let fuse = || BinaryFuseFilter::with_fp_rate(fp).options(options);
+            let b = variant.builder().options(options);
             // Bad options fail before any key is read.
-            fuse().build_digests(&[]).py(py)?;
+            b.build_from_digests(&[], fp).py(py)?;
             let digests = batches::digests_all(py, &mut source, hash_key)?;
-            let built = py.detach(|| fuse().build_digests(&digests)).py(py)?;
+            let built = py.detach(|| b.build_from_digests(&digests, fp)).py(py)?;
             drop(digests);
-            return Filter::new(Box::new(built));
+            return Filter::new(built);
         }
         // As `VariantBuilder::build_from`: sized for the number of keys
         // (repeats included, at least 1), then filled in order.

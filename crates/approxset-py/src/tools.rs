@@ -60,7 +60,7 @@ pub(crate) fn variants(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// What a filter of each variant takes for ``n`` keys at rate ``fp``,
 /// computed without building it: a list of dicts with ``variant``,
 /// ``bits``, ``bytes``, ``bits_per_key``, ``hashes`` (k, or fingerprint
-/// bits for cuckoo and fuse, whose rows also name them
+/// bits for cuckoo, fuse, quotient and ribbon, whose rows also name them
 /// ``fingerprint_bits``) and ``expected_fp``. A variant that cannot
 /// meet the request has ``error`` instead. ``variants`` limits the list.
 #[pyfunction]
@@ -87,7 +87,10 @@ pub(crate) fn design<'py>(
                 d.set_item("bits_per_key", design.bits_per_key())?;
                 d.set_item("hashes", design.hashes())?;
                 // As the CLI's JSON: the fingerprint filters name the width.
-                if matches!(v, Variant::Cuckoo | Variant::Fuse) {
+                if matches!(
+                    v,
+                    Variant::Cuckoo | Variant::Fuse | Variant::Quotient | Variant::Ribbon
+                ) {
                     d.set_item("fingerprint_bits", design.hashes())?;
                 }
                 d.set_item("expected_fp", design.expected_fp())?;

@@ -349,7 +349,7 @@ def test_a_saturated_key_cannot_be_removed():
 def test_count_on_others_is_unsupported(variant):
     f = build(variant, ["a"])
     with pytest.raises(
-        approxset.UnsupportedError, match=r"key in f.*Filter\.count is for the counting and cuckoo"
+        approxset.UnsupportedError, match=r"key in f.*Filter\.count is for the counting, cuckoo and quotient"
     ):
         f.count("a")
     if not INFO[variant]["static"]:
@@ -392,6 +392,9 @@ def test_python_terms_version_equality_and_design_fields():
     for variant, row in rows.items():
         if variant in ("cuckoo", "fuse"):
             assert row["fingerprint_bits"] == row["hashes"] >= 8
+        elif variant in ("quotient", "ribbon"):
+            # The remainder bits of the first table; the lower columns.
+            assert row["fingerprint_bits"] == row["hashes"] >= 4
         else:
             assert "fingerprint_bits" not in row
     # Messages name the Python API, never Rust functions.
