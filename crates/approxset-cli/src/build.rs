@@ -239,6 +239,54 @@ fn refused(
     ))
 }
 
+/// Refuses, before any work, a filter of `variant` for `n` items at `fp`
+/// that takes more memory than this machine has available (`MemAvailable`
+/// of `/proc/meminfo`; no check where that is unknown): the same one-line
+/// error for every variant, where the allocation would otherwise fail (or
+/// the kernel end the process) after the keys were read.
+fn fits_in_memory(
+    variant: approxset::Variant,
+    n: usize,
+    fp: f64,
+    output: &std::path::Path,
+) -> Result<(), CliError> {
+    let refuse = |why: String| {
+        CliError::failure(format!(
+            "cannot build '{}': {why}; nothing was written",
+            output.display()
+        ))
+    };
+    let design = variant.design(n, fp).map_err(|e| refuse(e.to_string()))?;
+    let Some(available) = available_memory() else {
+        return Ok(());
+    };
+    // The flat variants are saved page by page; the others are serialized
+    // whole first, a second copy (`Membership::write_into`).
+    use approxset::Variant as V;
+    let copies = match variant {
+        V::Classic | V::Partitioned | V::Blocked | V::SplitBlock | V::Counting | V::Cuckoo => 1,
+        _ => 2,
+    };
+    let needed = (design.bytes() as u64).saturating_mul(copies);
+    if needed > available {
+        return Err(refuse(format!(
+            "a {variant} filter for {n} items at {fp} needs {}, more than the {} this \
+             machine has available",
+            output::bytes_exact(needed),
+            output::bytes_exact(available)
+        )));
+    }
+    Ok(())
+}
+
+/// The memory available to a new process, in bytes, where the system says.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// Runs `approxset build`.
 pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     let fp = args.fp.get()?;
@@ -249,6 +297,9 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
         ));
     }
     files::check_writable(&args.output, "filter")?;
+    if let (Some(variant), Some(n)) = (args.variant, items) {
+        fits_in_memory(variant, n, fp, &args.output)?;
+    }
     let data = files::read_input(&args.input, "--input")?;
     let how = LineKeys::from_flag(args.raw_keys);
     let total = keys::lines(&data, how).count();

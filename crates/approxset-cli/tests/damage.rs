@@ -237,3 +237,36 @@ fn a_file_truncated_or_overwritten_while_query_reads_is_an_error_not_a_signal() 
         failed_naming(&output, &format!("{variant}.bin"), &what);
     }
 }
+
+/// A filter larger than the machine's memory is refused before any work,
+/// with the same one-line error for every variant that takes `--items`.
+#[test]
+fn a_size_that_cannot_fit_is_refused_up_front_by_every_variant() {
+    if !std::path::Path::new("/proc/meminfo").exists() {
+        return; // no figure to check against
+    }
+    let scratch = Scratch::new("oversize");
+    let input = keys(&scratch, "keys.txt", 10);
+    for variant in VARIANTS.iter().filter(|v| !["fuse", "ribbon"].contains(v)) {
+        let out = scratch.arg("huge.bin");
+        // 10¹³ keys: terabytes, more than any machine this runs on.
+        let result = run(&[
+            "build",
+            "--variant",
+            variant,
+            "--items",
+            "10000000000000",
+            "--input",
+            &input,
+            "--output",
+            &out,
+        ]);
+        failed_naming(&result, "huge.bin", variant);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(
+            stderr.starts_with("error: cannot build '") && stderr.contains("; nothing was written"),
+            "{variant}: {stderr}"
+        );
+        assert!(!std::path::Path::new(&out).exists(), "{variant}");
+    }
+}
