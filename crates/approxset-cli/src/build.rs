@@ -267,7 +267,7 @@ fn fits_in_memory(
         V::Classic | V::Partitioned | V::Blocked | V::SplitBlock | V::Counting | V::Cuckoo => 1,
         _ => 2,
     };
-    let needed = (design.bytes() as u64).saturating_mul(copies);
+    let needed = design.bytes().saturating_mul(copies);
     if needed > available {
         return Err(refuse(format!(
             "a {variant} filter for {n} items at {fp} needs {}, more than the {} this \
