@@ -17,7 +17,7 @@
 //! says why.
 
 use std::ops::Range;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
 
 use super::checksum::checksum;
 use super::{CHECKSUM_LEN, MAGIC};
@@ -301,7 +301,8 @@ pub struct Pages {
     source: Box<dyn PageRead>,
     table: PageTable,
     cache: Vec<OnceLock<Box<[u8]>>>,
-    error: Mutex<Option<Error>>,
+    /// The first failure; read without a lock after every lookup.
+    error: OnceLock<Error>,
 }
 
 impl std::fmt::Debug for Pages {
@@ -330,7 +331,7 @@ impl Pages {
             source,
             table,
             cache,
-            error: Mutex::new(None),
+            error: OnceLock::new(),
         })
     }
 
@@ -398,17 +399,14 @@ impl Pages {
     }
 
     fn record(&self, e: Error) {
-        let mut slot = self.error.lock().unwrap_or_else(PoisonError::into_inner);
-        slot.get_or_insert(e);
+        // Only the first failure is kept.
+        let _ = self.error.set(e);
     }
 
     /// The first failure to read or check a page, if any: once one is
     /// recorded, no answer computed from these pages may be trusted.
     pub fn error(&self) -> Option<Error> {
-        self.error
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.error.get().cloned()
     }
 
     /// The payload words at bytes `range` of the data (a whole number of
