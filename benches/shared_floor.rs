@@ -1,0 +1,125 @@
+//! The floor under `benches/shared.rs`: what T threads reach on a table
+//! of 4-bit counters the size of the counting filter at n = 10⁶, p = 1 %
+//! (600,000 words, 4.8 MB) with no filter, no shard and no lock at all.
+//!
+//! - `atomic-mix-T`: the `shared` bench's mix (per thread and round: a
+//!   lookup of a live key, an insert, a lookup of an absent key, a remove),
+//!   each insert and remove 7 `fetch_add`/`fetch_sub` on counter words,
+//!   each lookup 7 relaxed loads (stopping at the first zero counter);
+//! - `atomic-read-T`: lookups only (two per round, as above).
+//!
+//! `atomic-mix-T / atomic-mix-1` is the scaling any shared counting table
+//! with this write share can reach on the machine: its writes move cache
+//! lines between cores however they are synchronised. Compare
+//! `shared-mix/counting/sharded-T` against it.
+//!
+//! Run with `cargo bench -p approxset-benches --bench shared_floor --
+//! --warm-up-time 1 --measurement-time 3 --sample-size 10`.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use approxset::hash::mix64;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+const WORDS: usize = 600_000;
+const K: u64 = 7;
+const LIVE: u64 = 1_000_000;
+
+/// The 7 (word, shift) places of `key`'s counters.
+#[inline]
+fn places(key: u64) -> impl Iterator<Item = (usize, u32)> {
+    let h1 = mix64(key);
+    let h2 = mix64(h1 ^ 0x9E37_79B9_7F4A_7C15) | 1;
+    (0..K).map(move |i| {
+        let h = h1.wrapping_add(i.wrapping_mul(h2));
+        let counter = ((u128::from(h) * (WORDS as u128 * 16)) >> 64) as usize;
+        (counter / 16, (counter % 16) as u32 * 4)
+    })
+}
+
+#[inline]
+fn contains(table: &[AtomicU64], key: u64) -> bool {
+    places(key).all(|(w, s)| (table[w].load(Relaxed) >> s) & 15 != 0)
+}
+
+#[inline]
+fn add(table: &[AtomicU64], key: u64, up: bool) {
+    for (w, s) in places(key) {
+        if up {
+            table[w].fetch_add(1 << s, Relaxed);
+        } else {
+            table[w].fetch_sub(1 << s, Relaxed);
+        }
+    }
+}
+
+#[inline]
+fn key(t: usize, j: u64) -> u64 {
+    ((t as u64) << 40) | j
+}
+
+/// `rounds` rounds on thread `t` from `start`; `write` adds the insert and
+/// the remove.
+fn rounds(table: &[AtomicU64], t: usize, start: u64, live: u64, rounds: u64, write: bool) -> u64 {
+    let mut found = 0;
+    for r in 0..rounds {
+        let oldest = start + r;
+        found += u64::from(contains(table, key(t, oldest + live / 2)));
+        if write {
+            add(table, key(t, oldest + live), true);
+        }
+        found += u64::from(contains(table, key(t, oldest) | (1 << 63)));
+        if write {
+            add(table, key(t, oldest), false);
+        }
+    }
+    found
+}
+
+fn run(table: &[AtomicU64], starts: &mut [u64], iters: u64, write: bool) -> Duration {
+    let live = LIVE / starts.len() as u64;
+    let begin = Instant::now();
+    std::thread::scope(|s| {
+        for (t, &start) in starts.iter().enumerate() {
+            s.spawn(move || black_box(rounds(table, t, start, live, iters, write)));
+        }
+    });
+    let elapsed = begin.elapsed();
+    for start in starts.iter_mut() {
+        *start += iters;
+    }
+    elapsed
+}
+
+fn floor(c: &mut Criterion) {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| Some(t * 2))
+        .take_while(|&t| t <= cores)
+        .collect();
+    if counts.last() != Some(&cores) {
+        counts.push(cores);
+    }
+    let mut group = c.benchmark_group("shared-floor");
+    for threads in counts {
+        for (name, write, ops) in [("atomic-mix", true, 4), ("atomic-read", false, 2)] {
+            // LIVE keys in all, each thread's first LIVE/T, as in `shared`.
+            let table: Vec<AtomicU64> = (0..WORDS).map(|_| AtomicU64::new(0)).collect();
+            for t in 0..threads {
+                for j in 0..LIVE / threads as u64 {
+                    add(&table, key(t, j), true);
+                }
+            }
+            let mut starts = vec![0u64; threads];
+            group.throughput(Throughput::Elements(ops * threads as u64));
+            group.bench_function(BenchmarkId::new(name, threads), |b| {
+                b.iter_custom(|iters| run(&table, &mut starts, iters, write))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, floor);
+criterion_main!(benches);
