@@ -179,17 +179,18 @@ impl SharedCuckoo {
         done: impl Fn(T) -> bool,
     ) -> T {
         let table = self.table();
-        let first = read(&table, self.victim());
-        if done(first) {
-            return first;
-        }
         let mut spins = 0u32;
         loop {
+            // The version is read before the slots on every try, so that a
+            // miss needs no second read of them when no move overlapped it.
             let before = self.guard.version.load(Ordering::Acquire);
+            let answer = read(&table, self.victim());
+            if done(answer) {
+                return answer;
+            }
             if before & 1 == 0 {
-                let answer = read(&table, self.victim());
                 fence(Ordering::Acquire);
-                if done(answer) || self.guard.version.load(Ordering::Relaxed) == before {
+                if self.guard.version.load(Ordering::Relaxed) == before {
                     return answer;
                 }
             }
