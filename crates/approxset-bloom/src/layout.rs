@@ -10,7 +10,7 @@ use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce}
 use approxset_core::sizing::{self, BloomParams};
 use approxset_core::{Error, Result};
 
-use crate::split_block;
+use crate::split_kernel;
 
 mod sealed {
     pub trait Sealed {}
@@ -345,14 +345,14 @@ impl Layout for SplitBlock {
         digest: Digest,
     ) -> impl Iterator<Item = u64> {
         let hash = digest.h1();
-        let block = split_block::block_index(hash, bits / sizing::SPLIT_BLOCK_BITS);
+        let block = split_kernel::block_index(hash, bits / sizing::SPLIT_BLOCK_BITS);
         let base = block * sizing::SPLIT_BLOCK_BITS;
-        (0..8).map(move |i| base + 32 * i as u64 + u64::from(split_block::bit_in_word(hash, i)))
+        (0..8).map(move |i| base + 32 * i as u64 + u64::from(split_kernel::bit_in_word(hash, i)))
     }
 
     #[inline(always)]
     fn block_contains<W: Words + ?Sized>(words: &W, digest: Digest) -> Option<bool> {
-        Some(split_block::contains(words, digest))
+        Some(split_kernel::contains(words, digest))
     }
 
     #[inline(always)]
@@ -361,13 +361,13 @@ impl Layout for SplitBlock {
         digests: &[Digest],
         out: &mut Vec<bool>,
     ) -> bool {
-        split_block::contains_all(words, digests, out);
+        split_kernel::contains_all(words, digests, out);
         true
     }
 
     #[inline(always)]
     fn block_insert(words: &mut [u64], digest: Digest) -> Option<u32> {
-        Some(split_block::insert(words, digest))
+        Some(split_kernel::insert(words, digest))
     }
 }
 

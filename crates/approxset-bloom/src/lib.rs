@@ -66,6 +66,7 @@ mod serde_impl;
 mod shared_counting;
 mod sliding;
 mod split_block;
+mod split_kernel;
 mod view;
 
 pub use approxset_core::{Count, Error, Removal, Result};
