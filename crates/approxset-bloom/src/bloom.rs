@@ -11,7 +11,7 @@ use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, ProbeSchem
 
 use crate::bits::BitVec;
 use crate::builder::{Builder, FpRate, NumBits};
-use crate::cells::{Cells, CellsRead, Combine};
+use crate::cell_traits::{Cells, CellsRead, Combine};
 use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases

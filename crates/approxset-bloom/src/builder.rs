@@ -19,7 +19,7 @@ use approxset_core::sizing::{BloomParams, optimal_items, validate_bits, validate
 use approxset_core::{BuildOptions, Result};
 
 use crate::Bloom;
-use crate::cells::Cells;
+use crate::cell_traits::Cells;
 use crate::layout::Layout;
 
 /// Sizing by a target false-positive rate; finish with

@@ -50,6 +50,7 @@ mod atomic;
 mod bits;
 mod blocked;
 pub mod builder;
+mod cell_traits;
 pub mod cells;
 mod classic;
 mod counters;
@@ -67,7 +68,9 @@ mod shared_counting;
 mod sliding;
 mod split_block;
 mod split_kernel;
+mod storage;
 mod view;
+mod words;
 
 pub use approxset_core::{Count, Error, Removal, Result};
 pub use atomic::AtomicBloomFilter;

@@ -173,10 +173,10 @@ fn parquet_bits(len: usize) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::split_kernel::{BLOCK_WORDS, SALTS, contains, insert};
     use crate::layout::Layout;
-    use approxset_core::{Digest, ProbeScheme};
+    use crate::split_kernel::{BLOCK_WORDS, SALTS, contains, insert};
     use approxset_core::hash::splitmix64;
+    use approxset_core::{Digest, ProbeScheme};
 
     fn digest(state: &mut u64) -> Digest {
         Digest::new(splitmix64(state), splitmix64(state))
