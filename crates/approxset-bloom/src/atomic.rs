@@ -7,8 +7,8 @@ use approxset_core::atomic::AtomicWords;
 use approxset_core::format::{Reader, Writer};
 use approxset_core::{ConcurrentApproxSet, Digest, Error, Result, Value};
 
-use crate::BlockedBloomFilter;
 use crate::bits::BitVec;
+use crate::blocked::BlockedBloomFilter;
 use crate::bloom::Bloom;
 use crate::cell_traits::{Cells, CellsRead};
 use crate::layout::{BATCH_CHUNK, Blocked, Layout};

@@ -43,13 +43,14 @@
 
 // The core first: rustdoc lists `Bloom`'s inherent methods in the order
 // the modules declare them, and `new`, `insert` and `contains` should lead,
-// not the atomic filter's `insert_shared`.
+// then the builders' `with_fp_rate` and `with_num_bits`, not the atomic
+// filter's `insert_shared`.
 mod bloom;
+pub mod builder;
 
 mod atomic;
 mod bits;
 mod blocked;
-pub mod builder;
 mod cell_traits;
 pub mod cells;
 mod classic;

@@ -21,7 +21,7 @@ use approxset_core::format::{Writer, tag};
 use approxset_core::sharded::ShardFilter;
 use approxset_core::{Count, Digest, Removal, Result, Value};
 
-use crate::Bloom;
+use crate::bloom::Bloom;
 use crate::cell_traits::CellsRead;
 use crate::counters::{Counters, count_nibbles, counter, locate, step_down, step_up};
 use crate::counting::{CountingBloomFilter, count_of, refusal};
