@@ -195,13 +195,27 @@ mod tests {
     use crate::hash::HashKey;
     use std::collections::HashMap;
 
-    /// An exact multiset behind the traits, to check the plumbing.
+    /// An exact multiset behind the traits, to check the plumbing; a
+    /// frozen one is read-only (it offers no [`ApproxSet`] through `dyn`).
     #[derive(Debug, Default)]
     struct Exact {
         counts: HashMap<u128, usize>,
         len: usize,
+        frozen: bool,
         /// Calls of the overriding `contains_digests`.
         batches: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Exact {
+        /// A static exact set: built once from its keys, read-only.
+        fn frozen<K: Key>(keys: &[K]) -> Exact {
+            let mut set = Exact::default();
+            for key in keys {
+                set.insert(key).unwrap();
+            }
+            set.frozen = true;
+            set
+        }
     }
 
     impl Membership for Exact {
@@ -221,7 +235,7 @@ mod tests {
             self.len
         }
         fn capacity(&self) -> usize {
-            usize::MAX
+            if self.frozen { self.len } else { usize::MAX }
         }
         fn fp_rate(&self) -> f64 {
             0.0
@@ -233,13 +247,13 @@ mod tests {
             self.counts.len() * 24
         }
         fn variant(&self) -> &'static str {
-            "exact"
+            if self.frozen { "frozen" } else { "exact" }
         }
         fn as_approx_set(&self) -> Option<&dyn ApproxSet> {
-            Some(self)
+            (!self.frozen).then_some(self as &dyn ApproxSet)
         }
         fn as_approx_set_mut(&mut self) -> Option<&mut dyn ApproxSet> {
-            Some(self)
+            if self.frozen { None } else { Some(self) }
         }
     }
 
@@ -253,57 +267,6 @@ mod tests {
         fn clear(&mut self) {
             self.counts.clear();
             self.len = 0;
-        }
-    }
-
-    /// A static exact set: built once from its keys, read-only.
-    #[derive(Debug)]
-    struct Frozen {
-        keys: std::collections::HashSet<u128>,
-        /// Calls of the overriding `contains_digests`.
-        batches: std::sync::atomic::AtomicUsize,
-    }
-
-    impl Frozen {
-        fn new<K: Key>(keys: &[K]) -> Frozen {
-            let key = HashKey::from_seed(9);
-            Frozen {
-                keys: keys.iter().map(|k| key.digest(k).to_u128()).collect(),
-                batches: Default::default(),
-            }
-        }
-    }
-
-    impl Membership for Frozen {
-        fn contains_digest(&self, d: Digest) -> bool {
-            self.keys.contains(&d.to_u128())
-        }
-        fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
-            self.batches
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            out.clear();
-            out.extend(digests.iter().map(|&d| self.contains_digest(d)));
-        }
-        fn hash_key(&self) -> HashKey {
-            HashKey::from_seed(9)
-        }
-        fn len(&self) -> usize {
-            self.keys.len()
-        }
-        fn capacity(&self) -> usize {
-            self.keys.len()
-        }
-        fn fp_rate(&self) -> f64 {
-            0.0
-        }
-        fn estimated_fp_rate(&self) -> f64 {
-            0.0
-        }
-        fn memory_bytes(&self) -> usize {
-            self.keys.len() * 16
-        }
-        fn variant(&self) -> &'static str {
-            "frozen"
         }
     }
 
@@ -419,7 +382,7 @@ mod tests {
 
     #[test]
     fn a_read_only_filter_works_through_dyn_boxes_and_generic_code() {
-        let frozen = Frozen::new(&["alice", "bob"]);
+        let frozen = Exact::frozen(&["alice", "bob"]);
         let by_ref: &dyn Membership = &frozen;
         assert!(by_ref.contains("alice") && by_ref.contains_bytes(b"bob"));
         assert!(!by_ref.contains("carol"));
@@ -474,7 +437,7 @@ mod tests {
             boxed.insert("alice").unwrap();
             assert!(boxed.contains("alice"));
             assert_eq!(boxed.len(), 1, "a method of the super-trait");
-            let read: &dyn crate::Membership = &super::Frozen::new(&["bob"]);
+            let read: &dyn crate::Membership = &super::Exact::frozen(&["bob"]);
             assert!(read.contains("bob"));
             assert!(!read.is_empty());
         }
