@@ -67,6 +67,7 @@ mod scalable;
 mod serde_impl;
 mod shared_counting;
 mod sliding;
+mod sliding_persist;
 mod split_block;
 mod split_kernel;
 mod storage;
