@@ -6,6 +6,22 @@ use std::str::FromStr;
 use approxset_core::format::tag;
 use approxset_core::{HashFunction, Membership};
 
+/// The pattern of the variants that cannot delete (the complement of
+/// counting, cuckoo and quotient), for the matches that refuse them.
+macro_rules! cannot_delete {
+    () => {
+        Variant::Classic
+            | Variant::Partitioned
+            | Variant::Scalable
+            | Variant::Blocked
+            | Variant::SplitBlock
+            | Variant::Fuse
+            | Variant::Sliding
+            | Variant::Ribbon
+    };
+}
+pub(crate) use cannot_delete;
+
 /// A filter variant, to choose at run time and use through
 /// `Box<dyn ApproxSet + Send + Sync>`.
 ///
@@ -112,17 +128,7 @@ impl Variant {
     /// [`Ribbon`](Self::Ribbon). All but
     /// [`Sliding`](Self::Sliding) keep every key inserted; the sliding
     /// filter keeps its window's.
-    pub const INSERTABLE: &'static [Variant] = &[
-        Variant::Classic,
-        Variant::Partitioned,
-        Variant::Counting,
-        Variant::Cuckoo,
-        Variant::Scalable,
-        Variant::Blocked,
-        Variant::SplitBlock,
-        Variant::Sliding,
-        Variant::Quotient,
-    ];
+    pub const INSERTABLE: &'static [Variant] = &Self::without_static();
 
     /// The lowercase name, as [`Display`](fmt::Display) prints it and
     /// [`FromStr`] and [`Membership::variant`] use.
@@ -158,19 +164,27 @@ impl Variant {
         matches!(self, Variant::Fuse | Variant::Ribbon)
     }
 
+    /// [`ALL`](Self::ALL) but the static variants, in its order.
+    const fn without_static() -> [Variant; Self::ALL.len() - 2] {
+        let mut out = [Variant::Classic; Self::ALL.len() - 2];
+        let (mut i, mut j) = (0, 0);
+        while i < Self::ALL.len() {
+            if !Self::ALL[i].is_static() {
+                out[j] = Self::ALL[i];
+                j += 1;
+            }
+            i += 1;
+        }
+        assert!(j == out.len(), "two static variants");
+        out
+    }
+
     /// Whether the variant can remove items (and so
     /// [`build_deletable`](Self::build_deletable) succeeds).
     pub const fn supports_delete(self) -> bool {
         match self {
             Variant::Counting | Variant::Cuckoo | Variant::Quotient => true,
-            Variant::Classic
-            | Variant::Partitioned
-            | Variant::Scalable
-            | Variant::Blocked
-            | Variant::SplitBlock
-            | Variant::Fuse
-            | Variant::Sliding
-            | Variant::Ribbon => false,
+            cannot_delete!() => false,
         }
     }
 
@@ -277,3 +291,30 @@ impl fmt::Display for ParseVariantError {
 }
 
 impl std::error::Error for ParseVariantError {}
+
+#[cfg(test)]
+mod tests {
+    use super::Variant;
+
+    #[test]
+    fn insertable_is_every_variant_but_the_static_ones_in_order() {
+        use Variant::*;
+        let expected = [
+            Classic,
+            Partitioned,
+            Counting,
+            Cuckoo,
+            Scalable,
+            Blocked,
+            SplitBlock,
+            Sliding,
+            Quotient,
+        ];
+        assert_eq!(Variant::INSERTABLE, expected);
+        for v in Variant::ALL {
+            assert_eq!(Variant::INSERTABLE.contains(v), !v.is_static(), "{v}");
+            let deletes = matches!(v, Counting | Cuckoo | Quotient);
+            assert_eq!(v.supports_delete(), deletes, "{v}");
+        }
+    }
+}

@@ -1,9 +1,8 @@
 //! Building a filter of a variant chosen at run time: [`VariantBuilder`].
 
-use approxset_bloom::cells::{BitVec, Cells};
 use approxset_bloom::{
-    Blocked, Bloom, Classic, CountingBloomFilter, Layout, Partitioned, ScalableBloomFilter,
-    SlidingBloomFilter, SplitBlock,
+    BlockedBloomFilter, BloomFilter, CountingBloomFilter, PartitionedBloomFilter,
+    ScalableBloomFilter, SlidingBloomFilter, SplitBlockBloomFilter,
 };
 use approxset_core::sharded::ShardFilter;
 use approxset_core::{
@@ -16,7 +15,18 @@ use approxset_quotient::QuotientFilter;
 use approxset_ribbon::RibbonFilter;
 
 use crate::load::Opened;
-use crate::variant::Variant;
+use crate::variant::{Variant, cannot_delete};
+
+/// Starts `$filter`'s builder at the rate `$fp_rate` with the options
+/// `$options` and finishes it with `$finish($arg)`: the one chain by which
+/// this file builds every variant.
+macro_rules! build {
+    ($options:expr, $filter:ty, $fp_rate:expr, $finish:ident($arg:expr)) => {
+        <$filter>::with_fp_rate($fp_rate)
+            .options($options)
+            .$finish($arg)
+    };
+}
 
 impl Variant {
     /// A filter of this variant for `expected_items` items at a
@@ -190,18 +200,13 @@ impl VariantBuilder {
         if let Some(limit) = self.options.max_bytes_limit() {
             options = options.max_bytes(limit / shards);
         }
-        let one = VariantBuilder {
-            variant: self.variant,
-            options,
-            threads: None,
-        };
         let (n, p) = (expected_items, fp_rate);
         match self.variant {
             Variant::Counting => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
-                one.counting(c, p)
+                build!(options, CountingBloomFilter, p, expected_items(c))
             })?)),
             Variant::Cuckoo => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
-                one.cuckoo(c, p)
+                build!(options, CuckooFilter, p, expected_items(c))
             })?)),
             // Its lookups would need a version per cluster, as the cuckoo
             // shard has one, since updates shift runs: not yet built.
@@ -209,55 +214,10 @@ impl VariantBuilder {
                 operation: "sharing between threads",
                 variant: self.variant.name(),
             }),
-            Variant::Classic
-            | Variant::Partitioned
-            | Variant::Scalable
-            | Variant::Blocked
-            | Variant::SplitBlock
-            | Variant::Fuse
-            | Variant::Sliding
-            | Variant::Ribbon => Err(Error::DeleteUnsupported {
+            cannot_delete!() => Err(Error::DeleteUnsupported {
                 variant: self.variant.name(),
             }),
         }
-    }
-
-    fn bloom<L: Layout, C: Cells<L>>(
-        &self,
-        expected_items: usize,
-        fp_rate: f64,
-    ) -> Result<Bloom<L, C>> {
-        Bloom::<L, C>::with_fp_rate(fp_rate)
-            .options(self.options)
-            .expected_items(expected_items)
-    }
-
-    fn cuckoo(&self, expected_items: usize, fp_rate: f64) -> Result<CuckooFilter> {
-        CuckooFilter::with_fp_rate(fp_rate)
-            .options(self.options)
-            .expected_items(expected_items)
-    }
-
-    fn quotient(&self, expected_items: usize, fp_rate: f64) -> Result<QuotientFilter> {
-        QuotientFilter::with_fp_rate(fp_rate)
-            .options(self.options)
-            .expected_items(expected_items)
-    }
-
-    fn scalable(&self, expected_items: usize, fp_rate: f64) -> Result<ScalableBloomFilter> {
-        ScalableBloomFilter::with_fp_rate(fp_rate)
-            .options(self.options)
-            .initial_capacity(expected_items)
-    }
-
-    fn sliding(&self, window: usize, fp_rate: f64) -> Result<SlidingBloomFilter> {
-        SlidingBloomFilter::with_fp_rate(fp_rate)
-            .options(self.options)
-            .window(window)
-    }
-
-    fn counting(&self, expected_items: usize, fp_rate: f64) -> Result<CountingBloomFilter> {
-        self.bloom(expected_items, fp_rate)
     }
 
     /// Builds the filter; see [`Variant::build`].
@@ -286,16 +246,20 @@ impl VariantBuilder {
     ) -> Result<Box<dyn Membership + Send + Sync>> {
         match self.variant {
             Variant::Fuse => {
-                let f = BinaryFuseFilter::with_fp_rate(fp_rate)
-                    .options(self.options)
-                    .build(keys)?;
-                return Ok(Box::new(f));
+                return Ok(Box::new(build!(
+                    self.options,
+                    BinaryFuseFilter,
+                    fp_rate,
+                    build(keys)
+                )?));
             }
             Variant::Ribbon => {
-                let f = RibbonFilter::with_fp_rate(fp_rate)
-                    .options(self.options)
-                    .build(keys)?;
-                return Ok(Box::new(f));
+                return Ok(Box::new(build!(
+                    self.options,
+                    RibbonFilter,
+                    fp_rate,
+                    build(keys)
+                )?));
             }
             _ => {}
         }
@@ -319,16 +283,18 @@ impl VariantBuilder {
         fp_rate: f64,
     ) -> Result<Box<dyn Membership + Send + Sync>> {
         match self.variant {
-            Variant::Fuse => Ok(Box::new(
-                BinaryFuseFilter::with_fp_rate(fp_rate)
-                    .options(self.options)
-                    .build_digests(digests)?,
-            )),
-            Variant::Ribbon => Ok(Box::new(
-                RibbonFilter::with_fp_rate(fp_rate)
-                    .options(self.options)
-                    .build_digests(digests)?,
-            )),
+            Variant::Fuse => Ok(Box::new(build!(
+                self.options,
+                BinaryFuseFilter,
+                fp_rate,
+                build_digests(digests)
+            )?)),
+            Variant::Ribbon => Ok(Box::new(build!(
+                self.options,
+                RibbonFilter,
+                fp_rate,
+                build_digests(digests)
+            )?)),
             _ => self.make(digests.len().max(1), fp_rate, |f| {
                 digests
                     .iter()
@@ -353,17 +319,25 @@ impl VariantBuilder {
             fill(&mut f)?;
             Ok(B::insertable(f))
         }
-        let (n, p) = (expected_items, fp_rate);
+        // The variant's filter, built and `fill`ed.
+        macro_rules! made {
+            ($filter:ty, $finish:ident) => {
+                filled(
+                    build!(self.options, $filter, fp_rate, $finish(expected_items))?,
+                    fill,
+                )
+            };
+        }
         match self.variant {
-            Variant::Classic => filled(self.bloom::<Classic, BitVec>(n, p)?, fill),
-            Variant::Partitioned => filled(self.bloom::<Partitioned, BitVec>(n, p)?, fill),
-            Variant::Counting => filled(self.counting(n, p)?, fill),
-            Variant::Cuckoo => filled(self.cuckoo(n, p)?, fill),
-            Variant::Scalable => filled(self.scalable(n, p)?, fill),
-            Variant::Blocked => filled(self.bloom::<Blocked, BitVec>(n, p)?, fill),
-            Variant::SplitBlock => filled(self.bloom::<SplitBlock, BitVec>(n, p)?, fill),
-            Variant::Sliding => filled(self.sliding(n, p)?, fill),
-            Variant::Quotient => filled(self.quotient(n, p)?, fill),
+            Variant::Classic => made!(BloomFilter, expected_items),
+            Variant::Partitioned => made!(PartitionedBloomFilter, expected_items),
+            Variant::Counting => made!(CountingBloomFilter, expected_items),
+            Variant::Cuckoo => made!(CuckooFilter, expected_items),
+            Variant::Scalable => made!(ScalableBloomFilter, initial_capacity),
+            Variant::Blocked => made!(BlockedBloomFilter, expected_items),
+            Variant::SplitBlock => made!(SplitBlockBloomFilter, expected_items),
+            Variant::Sliding => made!(SlidingBloomFilter, window),
+            Variant::Quotient => made!(QuotientFilter, expected_items),
             Variant::Fuse | Variant::Ribbon => Err(Error::StaticFilter {
                 variant: self.variant.name(),
             }),
@@ -382,18 +356,17 @@ impl VariantBuilder {
         if self.threads.is_some() {
             return self.make_shared(expected_items, fp_rate);
         }
+        let (o, n, p) = (self.options, expected_items, fp_rate);
         match self.variant {
-            Variant::Counting => Ok(Box::new(self.counting(expected_items, fp_rate)?)),
-            Variant::Cuckoo => Ok(Box::new(self.cuckoo(expected_items, fp_rate)?)),
-            Variant::Quotient => Ok(Box::new(self.quotient(expected_items, fp_rate)?)),
-            Variant::Classic
-            | Variant::Partitioned
-            | Variant::Scalable
-            | Variant::Blocked
-            | Variant::SplitBlock
-            | Variant::Fuse
-            | Variant::Sliding
-            | Variant::Ribbon => Err(Error::DeleteUnsupported {
+            Variant::Counting => Ok(Box::new(build!(
+                o,
+                CountingBloomFilter,
+                p,
+                expected_items(n)
+            )?)),
+            Variant::Cuckoo => Ok(Box::new(build!(o, CuckooFilter, p, expected_items(n))?)),
+            Variant::Quotient => Ok(Box::new(build!(o, QuotientFilter, p, expected_items(n))?)),
+            cannot_delete!() => Err(Error::DeleteUnsupported {
                 variant: self.variant.name(),
             }),
         }
