@@ -14,7 +14,7 @@
 use std::any::Any;
 use std::fmt;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::hash::{Digest, HashKey};
 use crate::outcome::{Count, Removal};
 use crate::value::Value;
@@ -190,7 +190,7 @@ pub trait Membership: fmt::Debug {
     /// have no serialized form (the default, for third-party filters); every
     /// approxset filter implements it.
     fn to_bytes(&self) -> Result<Vec<u8>> {
-        Err(crate::Error::Unsupported {
+        Err(Error::Unsupported {
             operation: "serialization",
             variant: self.variant(),
         })
@@ -400,7 +400,7 @@ pub trait ApproxSet: Membership {
     ///   hashes or hash key.
     fn union_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
         let _ = other;
-        Err(crate::Error::Unsupported {
+        Err(Error::Unsupported {
             operation: "union",
             variant: self.variant(),
         })
@@ -416,7 +416,7 @@ pub trait ApproxSet: Membership {
     /// nothing changes on error.
     fn intersect_dyn(&mut self, other: &dyn ApproxSet) -> Result<()> {
         let _ = other;
-        Err(crate::Error::Unsupported {
+        Err(Error::Unsupported {
             operation: "intersection",
             variant: self.variant(),
         })
