@@ -195,7 +195,7 @@ impl VariantBuilder {
                 reason: "must be at least 1".into(),
             });
         }
-        let shards = crate::sharded::shards_for(threads);
+        let shards = approxset_core::sharded::shards_for(threads);
         let mut options = self.options.hash_key(self.options.key_or_random());
         if let Some(limit) = self.options.max_bytes_limit() {
             options = options.max_bytes(limit / shards);
