@@ -11,7 +11,8 @@ use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, ProbeSchem
 
 use crate::bits::BitVec;
 use crate::cell_traits::{Cells, CellsRead, Combine};
-use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
+use crate::counters::Counters;
+use crate::layout::{BATCH_CHUNK, Classic, Layout, PROBE_GROUP, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic),
@@ -365,11 +366,12 @@ impl<L: Layout> Bloom<L> {
 /// Combining and converting through `dyn ApproxSet`.
 impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The filter as a [`Deletable`](approxset_core::Deletable) when it is
-    /// the counting filter, `None` for the other layouts and cells; see
+    /// the counting filter (classic layout over counters), `None` for the
+    /// other layouts and cells; see
     /// [`ApproxSet::as_deletable`].
     pub fn as_deletable(&self) -> Option<&dyn approxset_core::Deletable> {
         let any: &dyn std::any::Any = self;
-        any.downcast_ref::<crate::CountingBloomFilter>()
+        any.downcast_ref::<Bloom<Classic, Counters>>()
             .map(|f| f as &dyn approxset_core::Deletable)
     }
 
@@ -377,7 +379,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// see [`as_deletable`](Self::as_deletable).
     pub fn as_deletable_mut(&mut self) -> Option<&mut dyn approxset_core::Deletable> {
         let any: &mut dyn std::any::Any = self;
-        any.downcast_mut::<crate::CountingBloomFilter>()
+        any.downcast_mut::<Bloom<Classic, Counters>>()
             .map(|f| f as &mut dyn approxset_core::Deletable)
     }
 
