@@ -4,7 +4,7 @@
 use approxset_core::format::{LeWords, Reader, tag, verify_checksum};
 use approxset_core::{Digest, HashKey, Result};
 
-use crate::CuckooFilter;
+use crate::filter::CuckooFilter;
 use crate::filter::contains_in;
 use crate::kick::Victim;
 use crate::persist::{Saved, check_count};
