@@ -72,14 +72,18 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod design;
 mod load;
 pub mod paged;
 pub mod spark;
 mod variant;
+mod variant_builder;
 
 // In the order a reader needs them: the variant, the filters, the traits,
 // keys and errors, loading; then the supporting types.
-pub use variant::{Design, ParseVariantError, Variant, VariantBuilder};
+pub use design::Design;
+pub use variant::{ParseVariantError, Variant};
+pub use variant_builder::VariantBuilder;
 
 pub use approxset_bloom::{
     AtomicBloomFilter, BlockedBloomFilter, BloomFilter, CountingBloomFilter,

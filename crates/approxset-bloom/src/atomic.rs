@@ -7,11 +7,12 @@ use approxset_core::atomic::AtomicWords;
 use approxset_core::format::{Reader, Writer};
 use approxset_core::{ConcurrentApproxSet, Digest, Error, Result, Value};
 
-use crate::BlockedBloomFilter;
 use crate::bits::BitVec;
+use crate::blocked::BlockedBloomFilter;
 use crate::bloom::Bloom;
-use crate::cells::{BitsView, Cells, CellsRead};
+use crate::cell_traits::{Cells, CellsRead};
 use crate::layout::{BATCH_CHUNK, Blocked, Layout};
+use crate::view::BitsView;
 
 /// A cache-blocked Bloom filter that threads share: `insert_shared` and
 /// `contains` take `&self`, bits are set with an atomic `fetch_or`, and no
@@ -171,7 +172,7 @@ impl std::fmt::Debug for AtomicBits {
     }
 }
 
-impl crate::cells::sealed::Sealed for AtomicBits {}
+impl crate::cell_traits::sealed::Sealed for AtomicBits {}
 
 impl CellsRead<Blocked> for AtomicBits {
     const NAME: &'static str = Blocked::NAME;

@@ -7,8 +7,8 @@ use approxset_core::format::{Reader, Words};
 use approxset_core::sizing::check_memory;
 use approxset_core::{Digest, Error, Result};
 
-use crate::cells::check_words;
 use crate::layout::Layout;
+use crate::words::check_words;
 
 /// A fixed-length array of bits in `u64` words, with a running count of ones.
 ///

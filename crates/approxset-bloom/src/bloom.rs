@@ -10,9 +10,9 @@ use approxset_core::sizing::{BloomParams, Plan};
 use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, ProbeScheme, Result, Value};
 
 use crate::bits::BitVec;
-use crate::builder::{Builder, FpRate, NumBits};
-use crate::cells::{Cells, CellsRead, Combine};
-use crate::layout::{BATCH_CHUNK, Layout, PROBE_GROUP, all_probes, first_probes};
+use crate::cell_traits::{Cells, CellsRead, Combine};
+use crate::counters::Counters;
+use crate::layout::{BATCH_CHUNK, Classic, Layout, PROBE_GROUP, all_probes, first_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic),
@@ -41,15 +41,9 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// `with_fp_rate(fp_rate).expected_items(expected_items)`.
     ///
     /// # Errors
-    /// As [`Builder::expected_items`].
+    /// As [`Builder::expected_items`](crate::builder::Builder::expected_items).
     pub fn new(expected_items: usize, fp_rate: f64) -> Result<Self> {
         Self::with_fp_rate(fp_rate).expected_items(expected_items)
-    }
-
-    /// Starts a builder that sizes the filter for a target false-positive
-    /// rate; finish with [`Builder::expected_items`].
-    pub fn with_fp_rate(fp_rate: f64) -> Builder<Self, FpRate> {
-        Builder::fp_rate(fp_rate)
     }
 
     /// What a filter for `expected_items` items at `fp_rate` takes (cells,
@@ -64,7 +58,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// ```
     ///
     /// # Errors
-    /// As [`Builder::expected_items`], except that nothing is allocated.
+    /// As [`Builder::expected_items`](crate::builder::Builder::expected_items), except that nothing is allocated.
     pub fn plan(expected_items: usize, fp_rate: f64) -> Result<Plan> {
         let params = L::params(expected_items, fp_rate)?;
         let cells = params.bits();
@@ -75,12 +69,6 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
             params.hashes(),
             L::fp_rate(cells, expected_items as u64, params.hashes()),
         ))
-    }
-
-    /// Starts a builder for a filter of `cells` bits (or counters); finish
-    /// with [`Builder::hashes`].
-    pub fn with_num_bits(cells: u64) -> Builder<Self, NumBits> {
-        Builder::num_bits(cells)
     }
 
     approxset_core::key_methods!(insert_only);
@@ -378,11 +366,12 @@ impl<L: Layout> Bloom<L> {
 /// Combining and converting through `dyn ApproxSet`.
 impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// The filter as a [`Deletable`](approxset_core::Deletable) when it is
-    /// the counting filter, `None` for the other layouts and cells; see
+    /// the counting filter (classic layout over counters), `None` for the
+    /// other layouts and cells; see
     /// [`ApproxSet::as_deletable`].
     pub fn as_deletable(&self) -> Option<&dyn approxset_core::Deletable> {
         let any: &dyn std::any::Any = self;
-        any.downcast_ref::<crate::CountingBloomFilter>()
+        any.downcast_ref::<Bloom<Classic, Counters>>()
             .map(|f| f as &dyn approxset_core::Deletable)
     }
 
@@ -390,7 +379,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// see [`as_deletable`](Self::as_deletable).
     pub fn as_deletable_mut(&mut self) -> Option<&mut dyn approxset_core::Deletable> {
         let any: &mut dyn std::any::Any = self;
-        any.downcast_mut::<crate::CountingBloomFilter>()
+        any.downcast_mut::<Bloom<Classic, Counters>>()
             .map(|f| f as &mut dyn approxset_core::Deletable)
     }
 

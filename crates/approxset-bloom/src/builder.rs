@@ -18,8 +18,8 @@ use std::marker::PhantomData;
 use approxset_core::sizing::{BloomParams, optimal_items, validate_bits, validate_hashes};
 use approxset_core::{BuildOptions, Result};
 
-use crate::Bloom;
-use crate::cells::Cells;
+use crate::bloom::Bloom;
+use crate::cell_traits::Cells;
 use crate::layout::Layout;
 
 /// Sizing by a target false-positive rate; finish with
@@ -73,6 +73,20 @@ impl<L: Layout, C: Cells<L>, S> Builder<Bloom<L, C>, S> {
 
     fn build(self, params: BloomParams, capacity: usize, fp_rate: f64) -> Result<Bloom<L, C>> {
         Bloom::empty(params, capacity, fp_rate, self.options)
+    }
+}
+
+impl<L: Layout, C: Cells<L>> Bloom<L, C> {
+    /// Starts a builder that sizes the filter for a target false-positive
+    /// rate; finish with [`Builder::expected_items`].
+    pub fn with_fp_rate(fp_rate: f64) -> Builder<Self, FpRate> {
+        Builder::fp_rate(fp_rate)
+    }
+
+    /// Starts a builder for a filter of `cells` bits (or counters); finish
+    /// with [`Builder::hashes`].
+    pub fn with_num_bits(cells: u64) -> Builder<Self, NumBits> {
+        Builder::num_bits(cells)
     }
 }
 

@@ -5,7 +5,7 @@ use approxset_core::Result;
 use approxset_core::format::Words;
 use approxset_core::sizing::zeroed_words;
 
-use crate::cells::check_words;
+use crate::words::check_words;
 
 /// The value at which a counter sticks.
 pub(crate) const SATURATED: u8 = 15;

@@ -3,7 +3,7 @@
 
 use approxset_core::{Count, Deletable, Digest, Removal};
 
-use crate::Bloom;
+use crate::bloom::Bloom;
 use crate::builder::{Builder, NumBits};
 use crate::counters::{Counters, SATURATED};
 use crate::layout::Classic;
@@ -173,7 +173,7 @@ impl Deletable for CountingBloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BloomFilter;
+    use crate::classic::BloomFilter;
 
     #[test]
     fn same_positions_and_sizing_as_classic_at_four_times_the_memory() {

@@ -10,7 +10,7 @@ use approxset_core::hash::{Digest, ProbeScheme, SPLITMIX64_GAMMA, mix64, reduce}
 use approxset_core::sizing::{self, BloomParams};
 use approxset_core::{Error, Result};
 
-use crate::split_block;
+use crate::split_kernel;
 
 mod sealed {
     pub trait Sealed {}
@@ -31,8 +31,15 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     /// As [`sizing::classic_params`].
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams>;
 
-    /// `bits` rounded up to what the layout can use with `hashes` probes.
-    fn round_bits(bits: u64, hashes: u32) -> u64;
+    /// `bits` rounded up to what the layout can use with `hashes` probes:
+    /// by default whole blocks (of `BLOCK_BYTES`), or `bits` as they are
+    /// for a layout without blocks.
+    fn round_bits(bits: u64, _hashes: u32) -> u64 {
+        match Self::BLOCK_BYTES as u64 * 8 {
+            0 => bits,
+            block => bits.div_ceil(block) * block,
+        }
+    }
 
     /// The theoretical false-positive rate at `items` items.
     fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64;
@@ -124,14 +131,47 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     }
 }
 
-/// The classic layout: `k` positions anywhere in the `m` bits, by enhanced
-/// double hashing with each probe mixed ([`ProbeScheme`]). False-positive
-/// rate about (1 − (1 − 1/m)^(kn))^k; exactly, the mean of (X/m)^k over the
-/// bits set X ([`sizing::fp_rate_classic`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Classic;
+/// Declares each layout: a unit type with the common derives, sealed.
+macro_rules! layouts {
+    ($($(#[$doc:meta])* $name:ident,)*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+            pub struct $name;
 
-impl sealed::Sealed for Classic {}
+            impl sealed::Sealed for $name {}
+        )*
+    };
+}
+
+layouts! {
+    /// The classic layout: `k` positions anywhere in the `m` bits, by enhanced
+    /// double hashing with each probe mixed ([`ProbeScheme`]). False-positive
+    /// rate about (1 − (1 − 1/m)^(kn))^k; exactly, the mean of (X/m)^k over the
+    /// bits set X ([`sizing::fp_rate_classic`]).
+    Classic,
+    /// The partitioned layout (Almeida et al.): `k` slices of `m/k` bits, one
+    /// position in each, so the `k` positions of a key are always distinct.
+    /// False-positive rate (1 − (1 − k/m)^n)^k: a hair above the classic rate at
+    /// the same size, and the building block of the scalable filter.
+    Partitioned,
+    /// The cache-blocked layout (Putze, Sanders and Singler 2007): each key
+    /// picks one 512-bit block (a 64-byte cache line) from `h1` and sets its `k`
+    /// positions inside it, derived from `h2` with one multiply each, so a
+    /// lookup reads one cache line. Sized by the Poisson mixture over block
+    /// loads ([`sizing::fp_rate_blocked`]): about 3 % more bits than the
+    /// classic filter at 1 %.
+    Blocked,
+    /// The split-block layout of Apache Parquet's Bloom filters: 256-bit blocks
+    /// of eight 32-bit words; a key picks its block from the high 32 bits of
+    /// `h1` and sets one bit in each word from the low 32 bits, with Parquet's
+    /// salts, so a lookup is eight masks and one comparison (see
+    /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter)). `k` is always
+    /// 8, and a filter has at most 2^32 blocks. Sized by the Poisson mixture
+    /// over block loads ([`sizing::fp_rate_split_block`]): about 10 % more bits
+    /// than the classic filter at 1 %.
+    SplitBlock,
+}
 
 impl Layout for Classic {
     const NAME: &'static str = "classic";
@@ -142,10 +182,6 @@ impl Layout for Classic {
     }
 
     const NEW_SCHEME: ProbeScheme = ProbeScheme::Mixed;
-
-    fn round_bits(bits: u64, _hashes: u32) -> u64 {
-        bits
-    }
 
     fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64 {
         sizing::fp_rate_classic(bits, items, hashes)
@@ -164,15 +200,6 @@ impl Layout for Classic {
             .map(move |h| reduce(scheme.finish(h), bits))
     }
 }
-
-/// The partitioned layout (Almeida et al.): `k` slices of `m/k` bits, one
-/// position in each, so the `k` positions of a key are always distinct.
-/// False-positive rate (1 − (1 − k/m)^n)^k: a hair above the classic rate at
-/// the same size, and the building block of the scalable filter.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Partitioned;
-
-impl sealed::Sealed for Partitioned {}
 
 impl Layout for Partitioned {
     const NAME: &'static str = "partitioned";
@@ -208,17 +235,6 @@ impl Layout for Partitioned {
     }
 }
 
-/// The cache-blocked layout (Putze, Sanders and Singler 2007): each key
-/// picks one 512-bit block (a 64-byte cache line) from `h1` and sets its `k`
-/// positions inside it, derived from `h2` with one multiply each, so a
-/// lookup reads one cache line. Sized by the Poisson mixture over block
-/// loads ([`sizing::fp_rate_blocked`]): about 3 % more bits than the
-/// classic filter at 1 %.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Blocked;
-
-impl sealed::Sealed for Blocked {}
-
 /// Odd multipliers, one per in-block position: position `i` of a key is the
 /// top 9 bits of `h2 · SALTS[i]`.
 const SALTS: [u64; sizing::MAX_HASHES as usize] = {
@@ -243,10 +259,6 @@ impl Layout for Blocked {
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::blocked_params(items, fp_rate)
-    }
-
-    fn round_bits(bits: u64, _hashes: u32) -> u64 {
-        bits.div_ceil(sizing::BLOCK_BITS) * sizing::BLOCK_BITS
     }
 
     fn fp_rate(bits: u64, items: u64, hashes: u32) -> f64 {
@@ -276,19 +288,6 @@ impl Layout for Blocked {
     }
 }
 
-/// The split-block layout of Apache Parquet's Bloom filters: 256-bit blocks
-/// of eight 32-bit words; a key picks its block from the high 32 bits of
-/// `h1` and sets one bit in each word from the low 32 bits, with Parquet's
-/// salts, so a lookup is eight masks and one comparison (see
-/// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter)). `k` is always
-/// 8, and a filter has at most 2^32 blocks. Sized by the Poisson mixture
-/// over block loads ([`sizing::fp_rate_split_block`]): about 10 % more bits
-/// than the classic filter at 1 %.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct SplitBlock;
-
-impl sealed::Sealed for SplitBlock {}
-
 impl Layout for SplitBlock {
     const NAME: &'static str = "split-block";
     const TAG: u8 = approxset_core::format::tag::SPLIT_BLOCK;
@@ -299,10 +298,6 @@ impl Layout for SplitBlock {
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
         sizing::split_block_params(items, fp_rate)
-    }
-
-    fn round_bits(bits: u64, _hashes: u32) -> u64 {
-        bits.div_ceil(sizing::SPLIT_BLOCK_BITS) * sizing::SPLIT_BLOCK_BITS
     }
 
     fn fp_rate(bits: u64, items: u64, _hashes: u32) -> f64 {
@@ -345,14 +340,14 @@ impl Layout for SplitBlock {
         digest: Digest,
     ) -> impl Iterator<Item = u64> {
         let hash = digest.h1();
-        let block = split_block::block_index(hash, bits / sizing::SPLIT_BLOCK_BITS);
+        let block = split_kernel::block_index(hash, bits / sizing::SPLIT_BLOCK_BITS);
         let base = block * sizing::SPLIT_BLOCK_BITS;
-        (0..8).map(move |i| base + 32 * i as u64 + u64::from(split_block::bit_in_word(hash, i)))
+        (0..8).map(move |i| base + 32 * i as u64 + u64::from(split_kernel::bit_in_word(hash, i)))
     }
 
     #[inline(always)]
     fn block_contains<W: Words + ?Sized>(words: &W, digest: Digest) -> Option<bool> {
-        Some(split_block::contains(words, digest))
+        Some(split_kernel::contains(words, digest))
     }
 
     #[inline(always)]
@@ -361,13 +356,13 @@ impl Layout for SplitBlock {
         digests: &[Digest],
         out: &mut Vec<bool>,
     ) -> bool {
-        split_block::contains_all(words, digests, out);
+        split_kernel::contains_all(words, digests, out);
         true
     }
 
     #[inline(always)]
     fn block_insert(words: &mut [u64], digest: Digest) -> Option<u32> {
-        Some(split_block::insert(words, digest))
+        Some(split_kernel::insert(words, digest))
     }
 }
 

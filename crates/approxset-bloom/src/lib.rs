@@ -43,13 +43,15 @@
 
 // The core first: rustdoc lists `Bloom`'s inherent methods in the order
 // the modules declare them, and `new`, `insert` and `contains` should lead,
-// not the atomic filter's `insert_shared`.
+// then the builders' `with_fp_rate` and `with_num_bits`, not the atomic
+// filter's `insert_shared`.
 mod bloom;
+pub mod builder;
 
 mod atomic;
 mod bits;
 mod blocked;
-pub mod builder;
+mod cell_traits;
 pub mod cells;
 mod classic;
 mod counters;
@@ -65,8 +67,12 @@ mod scalable;
 mod serde_impl;
 mod shared_counting;
 mod sliding;
+mod sliding_persist;
 mod split_block;
+mod split_kernel;
+mod storage;
 mod view;
+mod words;
 
 pub use approxset_core::{Count, Error, Removal, Result};
 pub use atomic::AtomicBloomFilter;

@@ -11,9 +11,10 @@ use approxset_core::{Result, Value};
 
 use crate::bits::{BitVec, bit};
 use crate::bloom::Bloom;
-use crate::cells::{CellsRead, check_words, sealed};
+use crate::cell_traits::{CellsRead, sealed};
 use crate::counters::{Counters, counter};
 use crate::layout::{Classic, Layout};
+use crate::words::check_words;
 
 /// The bits of a saved Bloom filter read through checked pages.
 #[derive(Clone, Debug)]

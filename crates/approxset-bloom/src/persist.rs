@@ -9,10 +9,11 @@ use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::sizing::{self, MAX_BITS, MAX_HASHES};
 use approxset_core::{Error, HashKey, ProbeScheme, Result};
 
-use crate::cells::{Cells, CellsRead};
+use crate::bloom::Bloom;
+use crate::cell_traits::{Cells, CellsRead};
 use crate::layout::Layout;
 use crate::partitioned::PartitionedBloomFilter;
-use crate::{Bloom, ScalableBloomFilter};
+use crate::scalable::ScalableBloomFilter;
 
 /// Cells (bits or counters), hashes and bookkeeping of one Bloom filter.
 #[derive(Clone, Copy, Debug)]

@@ -21,8 +21,8 @@ use approxset_core::format::{Writer, tag};
 use approxset_core::sharded::ShardFilter;
 use approxset_core::{Count, Digest, Removal, Result, Value};
 
-use crate::Bloom;
-use crate::cells::CellsRead;
+use crate::bloom::Bloom;
+use crate::cell_traits::CellsRead;
 use crate::counters::{Counters, count_nibbles, counter, locate, step_down, step_up};
 use crate::counting::{CountingBloomFilter, count_of, refusal};
 use crate::layout::Classic;
@@ -71,7 +71,7 @@ impl AtomicCounters {
     }
 }
 
-impl crate::cells::sealed::Sealed for AtomicCounters {}
+impl crate::cell_traits::sealed::Sealed for AtomicCounters {}
 
 impl CellsRead<Classic> for AtomicCounters {
     const NAME: &'static str = "counting";

@@ -12,9 +12,10 @@ use approxset_core::{Digest, Result, Value};
 
 use crate::bits::{BitVec, bit, count_ones};
 use crate::bloom::Bloom;
-use crate::cells::{CellsRead, ViewCells, check_words};
+use crate::cell_traits::{CellsRead, ViewCells, sealed};
 use crate::counters::{Counters, count_nibbles, counter};
 use crate::layout::{Blocked, Classic, Layout, Partitioned, SplitBlock};
+use crate::words::check_words;
 
 /// A view of a saved [`BloomFilter`](crate::BloomFilter): see
 /// [`Bloom::view`].
@@ -39,6 +40,8 @@ pub struct BitsView<'a> {
     /// Counted when first asked for (O(size)), as a loaded filter does.
     ones: OnceLock<u64>,
 }
+
+impl sealed::Sealed for BitsView<'_> {}
 
 impl<'a> BitsView<'a> {
     /// `len` bits from a reader opened on a serialized filter: exactly
@@ -136,6 +139,8 @@ pub struct CountersView<'a> {
     /// (non-zero, saturated), counted when first asked for (O(size)).
     counts: OnceLock<(u64, u64)>,
 }
+
+impl sealed::Sealed for CountersView<'_> {}
 
 impl<'a> CountersView<'a> {
     /// `len` counters from a reader opened on a serialized filter: exactly

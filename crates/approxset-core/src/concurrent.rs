@@ -90,7 +90,7 @@ pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
     /// [`MembershipExt::contains_batch`](crate::MembershipExt::contains_batch)).
     #[inline]
     fn contains_batch_shared<K: Key>(&self, items: &[K], out: &mut Vec<bool>) {
-        crate::traits::by_chunks(self.hash_key(), items, out, |digests, answers| {
+        crate::batch::by_chunks(self.hash_key(), items, out, |digests, answers| {
             self.contains_digests_shared(digests, answers)
         });
     }
@@ -105,7 +105,7 @@ pub trait ConcurrentApproxSetExt: ConcurrentApproxSet {
     /// stops the batch, and the items before it stay inserted.
     #[inline]
     fn insert_batch_shared<K: Key>(&self, items: &[K]) -> Result<()> {
-        crate::traits::insert_by_chunks(self.hash_key(), items, |digests| {
+        crate::batch::insert_by_chunks(self.hash_key(), items, |digests| {
             self.insert_digests_shared(digests)
         })
     }

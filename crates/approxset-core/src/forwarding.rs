@@ -8,12 +8,12 @@ use std::any::Any;
 
 use crate::concurrent::{ConcurrentApproxSet, ConcurrentDeletable};
 use crate::error::Result;
+use crate::extensions::{ApproxSetExt, DeletableExt, MembershipExt};
 use crate::hash::{Digest, HashKey};
 use crate::key::Key;
 use crate::outcome::{Count, Removal};
-use crate::traits::{
-    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
-};
+use crate::traits::{ApproxSet, Deletable, Membership};
+use crate::value::Value;
 
 /// Forwards each listed trait for each pointer type to the filter it points
 /// to: `membership` (with `as_approx_set_mut` forwarded for `mut` pointers,

@@ -10,7 +10,7 @@
 //!
 //! # Portability
 //!
-//! [`HashKey::digest`] hashes a key's canonical bytes (see [`Key`]): a
+//! [`HashKey::digest`] hashes a key's canonical bytes (see [`Key`](crate::Key)): a
 //! string, its byte string and [`HashKey::digest_bytes`] of the same bytes
 //! give one digest, on every platform and compiler version, so a filter
 //! saved anywhere answers the same everywhere. Only the [`Hashed`](crate::Hashed)
@@ -20,175 +20,18 @@
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
-use std::str::FromStr;
 
 use siphasher::sip::SipHasher13 as SipHasher13x64;
 use siphasher::sip128::SipHasher13;
 use xxhash_rust::{xxh3::xxh3_128_with_seed, xxh64::xxh64};
 
-use crate::key::Key;
+mod digest;
+mod function;
+mod mix;
 
-/// The function a filter applies to a key's canonical bytes (see [`Key`]),
-/// chosen at build time and recorded in the saved file.
-///
-/// Only the function differs: every key path gives the same bytes under
-/// each. Choose [`XXH3`](Self::Xxh3) only for keys no attacker chooses
-/// (`docs/design.md`, "Hashing").
-///
-/// ```
-/// # extern crate approxset_core as approxset;
-/// use approxset::hash::HashFunction;
-/// let f: HashFunction = "xxh3".parse()?;
-/// assert_eq!(f, HashFunction::Xxh3);
-/// assert_eq!(f.to_string(), "xxh3");
-/// assert_eq!(HashFunction::default(), HashFunction::SipHash13x64);
-/// # Ok::<(), approxset_core::hash::ParseHashFunctionError>(())
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum HashFunction {
-    /// Keyed SipHash-1-3 with 128-bit output, keyed by the whole 128-bit
-    /// [`HashKey`]: the default before code 3, kept for the files written
-    /// with it; safe against keys chosen by an attacker who does not know
-    /// the filter's key.
-    SipHash13,
-    /// XXH3 with 128-bit output, seeded with `k0 ^ k1` of the
-    /// [`HashKey`]: several times faster on short keys, for keys an attacker
-    /// cannot choose. `h1` is the low half, `h2` the high half.
-    Xxh3,
-    /// xxHash64 with seed 0, as Apache Parquet's split-block Bloom filters
-    /// hash: `h1` is the hash and `h2` is 0, and the key's 128 bits are
-    /// unused (zero). Only for variants that use `h1` alone (see
-    /// [`format::tag::supports_hash`](crate::format::tag::supports_hash)).
-    ParquetXxh64,
-    /// Keyed SipHash-1-3 with 64-bit output `h1`, keyed by the whole
-    /// 128-bit [`HashKey`], and `h2 = mix64(h1 ⊕ k1)`: the default, as safe
-    /// against chosen keys as [`SipHash13`](Self::SipHash13) (two keys'
-    /// digests collide only where their keyed 64-bit hashes do) at fewer
-    /// instructions (`docs/design.md`, "Hashing").
-    #[default]
-    SipHash13x64,
-}
-
-impl HashFunction {
-    /// Every function, in the order of their codes.
-    pub const ALL: &'static [HashFunction] = &[
-        HashFunction::SipHash13,
-        HashFunction::Xxh3,
-        HashFunction::ParquetXxh64,
-        HashFunction::SipHash13x64,
-    ];
-
-    /// The name, as [`Display`](fmt::Display) prints it, [`FromStr`] reads
-    /// it and the CLI's `--hash` takes it: `siphash`, `xxh3`,
-    /// `parquet-xxh64` or `siphash64`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            HashFunction::SipHash13 => "siphash",
-            HashFunction::Xxh3 => "xxh3",
-            HashFunction::ParquetXxh64 => "parquet-xxh64",
-            HashFunction::SipHash13x64 => "siphash64",
-        }
-    }
-
-    /// The algorithm in full: `SipHash-1-3`, `XXH3-128`,
-    /// `xxHash64 seed 0` or `SipHash-1-3-64, widened`.
-    pub const fn algorithm(self) -> &'static str {
-        match self {
-            HashFunction::SipHash13 => "SipHash-1-3",
-            HashFunction::Xxh3 => "XXH3-128",
-            HashFunction::ParquetXxh64 => "xxHash64 seed 0",
-            HashFunction::SipHash13x64 => "SipHash-1-3-64, widened",
-        }
-    }
-
-    /// The function's code in the format (byte 7 of the envelope from
-    /// version 3): 0 SipHash-1-3, 1 XXH3-128, 2 xxHash64 seed 0,
-    /// 3 SipHash-1-3-64 widened.
-    pub const fn code(self) -> u8 {
-        match self {
-            HashFunction::SipHash13 => 0,
-            HashFunction::Xxh3 => 1,
-            HashFunction::ParquetXxh64 => 2,
-            HashFunction::SipHash13x64 => 3,
-        }
-    }
-
-    /// The function numbered `code` in the format, if any.
-    pub const fn from_code(code: u8) -> Option<Self> {
-        match code {
-            0 => Some(HashFunction::SipHash13),
-            1 => Some(HashFunction::Xxh3),
-            2 => Some(HashFunction::ParquetXxh64),
-            3 => Some(HashFunction::SipHash13x64),
-            _ => None,
-        }
-    }
-
-    /// Whether the function is keyed by the [`HashKey`], so that an attacker
-    /// who does not know the key cannot predict a key's positions: true for
-    /// the two SipHash-1-3 functions only. (XXH3's seed changes the digests
-    /// but does not hide them: see `docs/design.md`, "Hashing".)
-    pub const fn is_keyed(self) -> bool {
-        matches!(self, HashFunction::SipHash13 | HashFunction::SipHash13x64)
-    }
-}
-
-impl fmt::Display for HashFunction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for HashFunction {
-    type Err = ParseHashFunctionError;
-
-    /// Parses a [`name`](HashFunction::name), ignoring ASCII case;
-    /// `siphash-1-3`, `xxh3-128`, `xxhash64` and `siphash-1-3-64` are
-    /// aliases.
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        const ALIASES: [(&str, HashFunction); 4] = [
-            ("siphash-1-3", HashFunction::SipHash13),
-            ("xxh3-128", HashFunction::Xxh3),
-            ("xxhash64", HashFunction::ParquetXxh64),
-            ("siphash-1-3-64", HashFunction::SipHash13x64),
-        ];
-        HashFunction::ALL
-            .iter()
-            .map(|&f| (f.name(), f))
-            .chain(ALIASES)
-            .find(|(name, _)| name.eq_ignore_ascii_case(s))
-            .map(|(_, f)| f)
-            .ok_or_else(|| ParseHashFunctionError {
-                input: s.to_owned(),
-            })
-    }
-}
-
-/// The error of parsing an unknown hash function name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseHashFunctionError {
-    input: String,
-}
-
-impl fmt::Display for ParseHashFunctionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown hash function {:?}, expected one of ",
-            self.input
-        )?;
-        for (i, h) in HashFunction::ALL.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            f.write_str(h.name())?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ParseHashFunctionError {}
+pub use digest::{Digest, ProbeScheme, Probes, mix_probe, reduce};
+pub use function::{HashFunction, ParseHashFunctionError};
+pub use mix::{SPLITMIX64_GAMMA, mix64, splitmix64};
 
 /// The hash key of a filter: 128 key bits and the [`HashFunction`] they
 /// key (the default function unless [`with_function`](Self::with_function)
@@ -295,14 +138,6 @@ impl HashKey {
         k0.copy_from_slice(&bytes[..8]);
         k1.copy_from_slice(&bytes[8..]);
         HashKey::from_parts(u64::from_le_bytes(k0), u64::from_le_bytes(k1))
-    }
-
-    /// The digest of a key: the key's function applied to its canonical
-    /// bytes (see [`Key`]), the same on every platform; for a string or
-    /// byte string, the same as [`digest_bytes`](Self::digest_bytes).
-    #[inline]
-    pub fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
-        item.digest_under(self)
     }
 
     /// The digest of a byte string: the same on every platform. SipHash-1-3
@@ -513,229 +348,6 @@ fn sip_round(v: &mut [u64; 4]) {
     v[2] = v[2].rotate_left(32);
 }
 
-/// SplitMix64 (Steele, Lea and Flood 2014): advances `state` by the golden
-/// gamma and returns the next number of the sequence. Every seeded stream
-/// of the family (hash keys from seeds, the cuckoo filter's kicks, the
-/// CLI's and the tests' random keys) comes from this one function.
-///
-/// ```
-/// # extern crate approxset_core as approxset;
-/// use approxset::hash::splitmix64;
-/// let mut state = 0;
-/// assert_eq!(splitmix64(&mut state), 0xE220_A839_7B1D_CDAF);
-/// ```
-#[inline]
-pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(SPLITMIX64_GAMMA);
-    mix64(*state)
-}
-
-/// The increment of [`splitmix64`]'s state: 2⁶⁴ divided by the golden
-/// ratio, rounded to odd.
-pub const SPLITMIX64_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// SplitMix64's output function (the finaliser of MurmurHash3 with
-/// Stafford's "Mix13" constants): a bijection of `u64` whose every output
-/// bit depends on every input bit. `splitmix64` is this of its advanced
-/// state; `const`, so tables can be derived from it at compile time.
-///
-/// ```
-/// # extern crate approxset_core as approxset;
-/// use approxset::hash::{SPLITMIX64_GAMMA, mix64, splitmix64};
-/// let mut state = 0;
-/// assert_eq!(splitmix64(&mut state), mix64(SPLITMIX64_GAMMA));
-/// ```
-#[inline]
-pub const fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The 128-bit digest of one key, in two 64-bit halves.
-///
-/// Filters derive everything they need (bit positions, fingerprints, buckets)
-/// from the digest, so a key hashed once can be inserted into or looked up in
-/// several filters that share a [`HashKey`]. Users who hash keys themselves
-/// build digests with [`Digest::new`]; the two halves should be independent
-/// and uniformly distributed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Digest {
-    h1: u64,
-    h2: u64,
-}
-
-impl Digest {
-    /// A digest from its two halves.
-    pub const fn new(h1: u64, h2: u64) -> Self {
-        Digest { h1, h2 }
-    }
-
-    /// A digest from a 128-bit hash: `h1` is the low half, `h2` the high half.
-    pub const fn from_u128(hash: u128) -> Self {
-        Digest {
-            h1: hash as u64,
-            h2: (hash >> 64) as u64,
-        }
-    }
-
-    /// The 128-bit hash this digest was made of.
-    pub const fn to_u128(self) -> u128 {
-        (self.h1 as u128) | ((self.h2 as u128) << 64)
-    }
-
-    /// The first half.
-    pub const fn h1(self) -> u64 {
-        self.h1
-    }
-
-    /// The second half.
-    pub const fn h2(self) -> u64 {
-        self.h2
-    }
-
-    /// The endless sequence of 64-bit probe hashes of enhanced double hashing
-    /// (Dillinger and Manolios 2004, after Kirsch and Mitzenmacher 2006):
-    /// `x₀ = h1`, `xᵢ₊₁ = xᵢ + yᵢ`, `yᵢ₊₁ = yᵢ + i + 1`, with `y₀ = h2 | 1`
-    /// so that the step is never zero, all arithmetic wrapping modulo 2⁶⁴;
-    /// in closed form `xᵢ = h1 + i·y₀ + (i³ − i)/6`.
-    ///
-    /// Map each probe to a position with [`reduce`], which uses the high bits,
-    /// so positions are uniform for any range up to 2⁶⁴.
-    #[inline]
-    pub const fn probes(self) -> Probes {
-        Probes {
-            x: self.h1,
-            y: self.h2 | 1,
-            i: 0,
-        }
-    }
-
-    /// Probe `i` of [`probes`](Self::probes) alone, by the closed form
-    /// `h1 + i·y₀ + (i³ − i)/6`: for a filter that reads a key's probes in
-    /// another order than the sequence's (the sliding filter's slices).
-    #[inline]
-    pub const fn probe(self, i: u32) -> u64 {
-        // (i³ − i)/6 exactly, then modulo 2⁶⁴ as the recurrence's wrapping
-        // sums are: in 64 bits while i³ fits (every filter's probe count),
-        // in 128 bits past it (a 128-bit division is a library call).
-        let tail = if i < 1 << 21 {
-            let i = i as u64;
-            (i * i * i - i) / 6
-        } else {
-            let wide = i as u128;
-            ((wide * wide * wide - wide) / 6) as u64
-        };
-        self.h1
-            .wrapping_add((i as u64).wrapping_mul(self.h2 | 1))
-            .wrapping_add(tail)
-    }
-}
-
-/// How a Bloom filter turns a digest's [`probes`](Digest::probes) into
-/// positions, recorded in its saved file (`docs/format.md`).
-///
-/// Enhanced double hashing alone puts a key's probes on one arithmetic
-/// progression of two parameters, so two keys whose `(h1, h2)` are close
-/// share most positions: harmless in a filter of millions of bits, but in a
-/// filter of a few dozen bits (a one-key filter at 0.1 % has 15) it made the
-/// false-positive rate up to 22 times its target. Mixing each probe before
-/// it is reduced ([`mix_probe`]) makes the positions depend on all 64 bits
-/// of the probe, so they behave as independent at every size (why, and the
-/// measurements: `docs/design.md`, "Small filters").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ProbeScheme {
-    /// Each probe of enhanced double hashing reduced as it is: the only
-    /// scheme of format version 1, kept so that files written then answer
-    /// as they always did.
-    DoubleHashing,
-    /// Each probe passed through [`mix_probe`] before it is reduced: the
-    /// scheme of every Bloom filter built since format version 2.
-    #[default]
-    Mixed,
-}
-
-impl ProbeScheme {
-    /// The scheme's number in the format: 0 for double hashing, 1 for mixed.
-    pub const fn code(self) -> u32 {
-        match self {
-            ProbeScheme::DoubleHashing => 0,
-            ProbeScheme::Mixed => 1,
-        }
-    }
-
-    /// The scheme numbered `code` in the format, if any.
-    pub const fn from_code(code: u32) -> Option<Self> {
-        match code {
-            0 => Some(ProbeScheme::DoubleHashing),
-            1 => Some(ProbeScheme::Mixed),
-            _ => None,
-        }
-    }
-
-    /// The 64-bit hash of probe `x` under this scheme, ready for [`reduce`].
-    #[inline(always)]
-    pub const fn finish(self, x: u64) -> u64 {
-        match self {
-            ProbeScheme::DoubleHashing => x,
-            ProbeScheme::Mixed => mix_probe(x),
-        }
-    }
-}
-
-/// The mix of [`ProbeScheme::Mixed`]: the probe's high half folded onto its
-/// low half, then multiplied by 2⁶⁴/φ (Fibonacci hashing), so that the top
-/// bits, which [`reduce`] reads, depend on every bit of the probe. One
-/// multiply: SplitMix64's two-round [`mix64`] measured no better here
-/// (`docs/design.md`, "Small filters") at twice the instructions.
-///
-/// ```
-/// # extern crate approxset_core as approxset;
-/// use approxset::hash::mix_probe;
-/// assert_eq!(mix_probe(1), 0x9E37_79B9_7F4A_7C15);
-/// assert_eq!(mix_probe(1 << 32), 0x9E37_79B9_7F4A_7C15u64.wrapping_mul((1 << 32) | 1));
-/// ```
-#[inline(always)]
-pub const fn mix_probe(x: u64) -> u64 {
-    (x ^ (x >> 32)).wrapping_mul(SPLITMIX64_GAMMA)
-}
-
-/// The probe sequence of a [`Digest`]; see [`Digest::probes`].
-#[derive(Clone, Debug)]
-pub struct Probes {
-    x: u64,
-    y: u64,
-    i: u64,
-}
-
-impl Iterator for Probes {
-    type Item = u64;
-
-    #[inline]
-    fn next(&mut self) -> Option<u64> {
-        let out = self.x;
-        self.x = self.x.wrapping_add(self.y);
-        self.i = self.i.wrapping_add(1);
-        self.y = self.y.wrapping_add(self.i);
-        Some(out)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (usize::MAX, None)
-    }
-}
-
-/// Maps a uniform 64-bit hash to `0..range` by multiply-shift (Lemire):
-/// `(hash · range) >> 64`, computed in 128 bits, so it is exact for every
-/// range up to 2⁶⁴ and needs no division.
-///
-/// Returns 0 when `range` is 0.
-#[inline]
-pub const fn reduce(hash: u64, range: u64) -> u64 {
-    ((hash as u128 * range as u128) >> 64) as u64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -749,8 +361,9 @@ mod tests {
     }
 
     /// SipHash-1-3 with 128-bit output, written from the paper's description
-    /// (one compression round, three finalisation rounds), as an independent
-    /// reference for the digest.
+    /// (one compression round, three finalisation rounds) over the module's
+    /// one [`sip_round`], as a reference for the digest (the tests below
+    /// hold it to `siphasher`).
     fn reference_siphash13_128(k0: u64, k1: u64, msg: &[u8]) -> u128 {
         let mut v = [
             k0 ^ 0x736f_6d65_7073_6575,
@@ -758,23 +371,11 @@ mod tests {
             k0 ^ 0x6c79_6765_6e65_7261,
             k1 ^ 0x7465_6462_7974_6573,
         ];
-        fn round(v: &mut [u64; 4]) {
-            v[0] = v[0].wrapping_add(v[1]);
-            v[1] = v[1].rotate_left(13) ^ v[0];
-            v[0] = v[0].rotate_left(32);
-            v[2] = v[2].wrapping_add(v[3]);
-            v[3] = v[3].rotate_left(16) ^ v[2];
-            v[0] = v[0].wrapping_add(v[3]);
-            v[3] = v[3].rotate_left(21) ^ v[0];
-            v[2] = v[2].wrapping_add(v[1]);
-            v[1] = v[1].rotate_left(17) ^ v[2];
-            v[2] = v[2].rotate_left(32);
-        }
         let mut blocks = msg.chunks_exact(8);
         for block in &mut blocks {
             let m = u64::from_le_bytes(block.try_into().unwrap());
             v[3] ^= m;
-            round(&mut v);
+            sip_round(&mut v);
             v[0] ^= m;
         }
         let mut last = (msg.len() as u64 & 0xff) << 56;
@@ -782,16 +383,16 @@ mod tests {
             last |= u64::from(*b) << (8 * i);
         }
         v[3] ^= last;
-        round(&mut v);
+        sip_round(&mut v);
         v[0] ^= last;
         v[2] ^= 0xee;
         for _ in 0..3 {
-            round(&mut v);
+            sip_round(&mut v);
         }
         let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
         v[1] ^= 0xdd;
         for _ in 0..3 {
-            round(&mut v);
+            sip_round(&mut v);
         }
         let h2 = v[0] ^ v[1] ^ v[2] ^ v[3];
         u128::from(h1) | (u128::from(h2) << 64)

@@ -149,6 +149,16 @@ macro_rules! pointer_key {
     };
 }
 
+impl HashKey {
+    /// The digest of a key: the key's function applied to its canonical
+    /// bytes (see [`Key`]), the same on every platform; for a string or
+    /// byte string, the same as [`digest_bytes`](Self::digest_bytes).
+    #[inline]
+    pub fn digest<K: Key + ?Sized>(&self, item: &K) -> Digest {
+        item.digest_under(self)
+    }
+}
+
 impl Key for str {
     byte_string_key!(self => self.as_bytes());
 }

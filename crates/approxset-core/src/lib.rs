@@ -35,8 +35,10 @@
 #![doc(test(attr(deny(warnings))))]
 
 pub mod atomic;
+mod batch;
 mod concurrent;
 mod error;
+mod extensions;
 pub mod format;
 mod forwarding;
 pub mod hash;
@@ -49,11 +51,13 @@ pub mod serde_support;
 pub mod sharded;
 pub mod sizing;
 mod traits;
+mod value;
 
 pub use concurrent::{
     ConcurrentApproxSet, ConcurrentApproxSetExt, ConcurrentDeletable, ConcurrentDeletableExt,
 };
 pub use error::{Error, Result};
+pub use extensions::{ApproxSetExt, DeletableExt, MembershipExt};
 pub use hash::{Digest, HashFunction, HashKey, ProbeScheme};
 pub use key::{Hashed, Key, KeySink};
 #[doc(hidden)]
@@ -61,9 +65,8 @@ pub use macros::same_type;
 pub use options::BuildOptions;
 pub use outcome::{Count, Removal};
 pub use sharded::Sharded;
-pub use traits::{
-    ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt, Value,
-};
+pub use traits::{ApproxSet, Deletable, Membership};
+pub use value::Value;
 
 pub mod prelude {
     //! The filter traits and their extensions, for generic code:
@@ -82,7 +85,6 @@ pub mod prelude {
     pub use crate::concurrent::{
         ConcurrentApproxSet, ConcurrentApproxSetExt, ConcurrentDeletable, ConcurrentDeletableExt,
     };
-    pub use crate::traits::{
-        ApproxSet, ApproxSetExt, Deletable, DeletableExt, Membership, MembershipExt,
-    };
+    pub use crate::extensions::{ApproxSetExt, DeletableExt, MembershipExt};
+    pub use crate::traits::{ApproxSet, Deletable, Membership};
 }

@@ -12,7 +12,8 @@ use crate::concurrent::{ConcurrentApproxSet, ConcurrentDeletable};
 use crate::error::{Error, Result};
 use crate::hash::{Digest, HashKey, mix64};
 use crate::outcome::{Count, Removal};
-use crate::traits::{ApproxSet, Deletable, Membership, Value};
+use crate::traits::{ApproxSet, Deletable, Membership};
+use crate::value::Value;
 
 /// The most shards a [`Sharded`] filter has: far more than the threads of
 /// any machine it is meant for, few enough that the shards' sizing slack

@@ -3,9 +3,9 @@
 use approxset_core::sizing::check_memory;
 use approxset_core::{BuildOptions, Result};
 
-use crate::CuckooFilter;
+use crate::filter::CuckooFilter;
 use crate::kick::Xorshift;
-use crate::sizing::checked_plan;
+use crate::sizing::{CuckooPlan, checked_plan, plan};
 use crate::table::Table;
 
 /// A builder of [`CuckooFilter`]s, after fastbloom: started by
@@ -97,5 +97,17 @@ impl CuckooFilter {
             options: BuildOptions::new(),
             fingerprint_bits: None,
         }
+    }
+}
+
+impl CuckooFilter {
+    /// What a filter for `expected_items` items at `fp_rate` takes, computed
+    /// without building it (the automatic fingerprint width).
+    ///
+    /// # Errors
+    /// As [`CuckooBuilder::expected_items`],
+    /// except that memory is not allocated.
+    pub fn plan(expected_items: usize, fp_rate: f64) -> Result<CuckooPlan> {
+        plan(expected_items, fp_rate)
     }
 }

@@ -9,7 +9,6 @@ use approxset_core::{Count, Digest, Error, HashKey, Removal, Result, Value};
 
 use crate::bucket;
 use crate::kick::{Slots, Victim, Xorshift, copies_in, stash_holds};
-use crate::sizing::fp_rate_at;
 use crate::table::{SLOTS, Table, Width, with_width};
 
 /// Runs `$method::<W>($args)` for the [`Width`] `W` of the table's
@@ -20,6 +19,59 @@ macro_rules! by_width {
         with_width!($self.table.bits(), W => $self.$method::<W>($($arg),*))
     };
 }
+
+/// The read-only statistics of a cuckoo filter or a view of one, written
+/// once over their `table`, `len`, `capacity` and `victim` fields.
+macro_rules! stats_methods {
+    () => {
+        /// The parameters by name: `fingerprint_bits`, `buckets`, `slots`,
+        /// `load` (occupied slots / slots) and `stash` (1 when the victim stash
+        /// is taken).
+        pub fn parameters(&self) -> Vec<(&'static str, approxset_core::Value)> {
+            $crate::filter::parameters(&self.table, self.len, self.victim)
+        }
+
+        /// Fingerprint width `f` in bits, 4 to 32.
+        pub fn fingerprint_bits(&self) -> u32 {
+            self.table.bits()
+        }
+
+        /// Number of buckets `B` (any whole number, not only powers of two).
+        pub fn buckets(&self) -> usize {
+            self.table.buckets()
+        }
+
+        /// Fingerprints stored per slot, `len / slots` (the stash included).
+        pub fn load_factor(&self) -> f64 {
+            self.len as f64 / (self.table.buckets() * $crate::table::SLOTS) as f64
+        }
+
+        /// The number of items the filter was sized for.
+        pub fn capacity(&self) -> usize {
+            self.capacity
+        }
+
+        /// The false-positive rate at the current load:
+        /// 1 − (1 − 1/(2^f − 1))^(2b·load).
+        pub fn estimated_fp_rate(&self) -> f64 {
+            $crate::sizing::fp_rate_at(self.table.bits(), self.load_factor())
+        }
+
+        /// The distinct items it holds, estimated: the fingerprints stored,
+        /// [`len`](Self::len), as each accepted insert stores one. Repeats of a
+        /// key are stored (and counted) once each, so this overcounts a multiset.
+        pub fn estimated_items(&self) -> f64 {
+            self.len as f64
+        }
+
+        /// Bytes of the slot table: `4·B·f` bits rounded up to whole `u64`
+        /// words.
+        pub fn memory_bytes(&self) -> usize {
+            self.table.memory_bytes()
+        }
+    };
+}
+pub(crate) use stats_methods;
 
 /// A cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher, 2014): an
 /// approximate set that can also **remove** items.
@@ -183,61 +235,17 @@ impl CuckooFilter {
         Ok(())
     }
 
-    /// The parameters by name: `fingerprint_bits`, `buckets`, `slots`,
-    /// `load` (occupied slots / slots) and `stash` (1 when the victim stash
-    /// is taken).
-    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
-        parameters(&self.table, self.len, self.victim)
-    }
-
-    /// Fingerprint width `f` in bits, 4 to 32.
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.table.bits()
-    }
-
-    /// Number of buckets `B` (any whole number, not only powers of two).
-    pub fn buckets(&self) -> usize {
-        self.table.buckets()
-    }
+    stats_methods!();
 
     /// Number of slots, `4·B`.
     pub fn slots(&self) -> usize {
         self.table.buckets() * SLOTS
     }
 
-    /// Fingerprints stored per slot, `len / slots` (the stash included).
-    pub fn load_factor(&self) -> f64 {
-        self.len as f64 / self.slots() as f64
-    }
-
     approxset_core::bookkeeping_methods!(
         len = "Fingerprints stored, in the table and the stash: successful inserts \
                (duplicates included) less successful removals."
     );
-
-    /// The number of items the filter was sized for.
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    /// The false-positive rate at the current load:
-    /// 1 − (1 − 1/(2^f − 1))^(2b·load).
-    pub fn estimated_fp_rate(&self) -> f64 {
-        fp_rate_at(self.table.bits(), self.load_factor())
-    }
-
-    /// The distinct items it holds, estimated: the fingerprints stored,
-    /// [`len`](Self::len), as each accepted insert stores one. Repeats of a
-    /// key are stored (and counted) once each, so this overcounts a multiset.
-    pub fn estimated_items(&self) -> f64 {
-        self.len as f64
-    }
-
-    /// Bytes of the slot table: `4·B·f` bits rounded up to whole `u64`
-    /// words.
-    pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes()
-    }
 
     /// Removes every item, keeping the size and the key.
     pub fn clear(&mut self) {

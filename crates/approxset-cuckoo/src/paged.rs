@@ -8,7 +8,7 @@ use std::sync::Arc;
 use approxset_core::format::{PagedWords, Pages, Reader, tag};
 use approxset_core::{Digest, HashKey, Result};
 
-use crate::CuckooFilter;
+use crate::filter::CuckooFilter;
 use crate::filter::contains_in;
 use crate::kick::Victim;
 use crate::persist::Saved;

@@ -4,7 +4,7 @@
 use approxset_core::format::{Reader, Words, Writer, tag};
 use approxset_core::{Error, HashKey, Result};
 
-use crate::CuckooFilter;
+use crate::filter::CuckooFilter;
 use crate::kick::{Victim, Xorshift};
 use crate::table::{MAX_BITS, MIN_BITS, SLOTS, Table, supported};
 

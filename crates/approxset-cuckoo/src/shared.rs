@@ -44,8 +44,8 @@ use approxset_core::format::Words;
 use approxset_core::sharded::ShardFilter;
 use approxset_core::{Count, Digest, HashKey, Removal, Result};
 
-use crate::CuckooFilter;
 use crate::bucket;
+use crate::filter::CuckooFilter;
 use crate::kick::{Slots, Victim, Xorshift, copies_in, stash_holds};
 use crate::table::{SetWords, Table, Width, with_width};
 

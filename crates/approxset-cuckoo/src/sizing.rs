@@ -4,7 +4,6 @@
 use approxset_core::sizing::{validate_fp_rate, validate_items};
 use approxset_core::{Error, Result};
 
-use crate::CuckooFilter;
 use crate::table::{MAX_BITS, MIN_BITS, SLOTS, Table, supported};
 
 /// The load factor the filter is sized for, in percent: 94 %, and 90 % for
@@ -118,7 +117,7 @@ fn below_minimum(p: f64, reach: f64) -> Error {
     )
 }
 
-/// What a cuckoo filter for `(n, p)` takes, from [`CuckooFilter::plan`].
+/// What a cuckoo filter for `(n, p)` takes, from [`CuckooFilter::plan`](crate::CuckooFilter::plan).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CuckooPlan {
     buckets: u128,
@@ -181,26 +180,20 @@ impl CuckooPlan {
     }
 }
 
-impl CuckooFilter {
-    /// What a filter for `expected_items` items at `fp_rate` takes, computed
-    /// without building it (the automatic fingerprint width).
-    ///
-    /// # Errors
-    /// As [`CuckooBuilder::expected_items`](crate::CuckooBuilder::expected_items),
-    /// except that memory is not allocated.
-    pub fn plan(expected_items: usize, fp_rate: f64) -> Result<CuckooPlan> {
-        validate(expected_items, fp_rate)?;
-        // The least width whose rate at its planned load (94 %, 90 % at 4
-        // bits) is within the target. Only a table of 9 items in 2 buckets
-        // (load 9/8) can miss a target of at least MIN_FP_RATE at 32 bits.
-        (MIN_BITS..=MAX_BITS)
-            .map(|bits| CuckooPlan::at(expected_items, bits))
-            .find(|plan| plan.expected_fp() <= fp_rate)
-            .ok_or_else(|| {
-                let reach = CuckooPlan::at(expected_items, MAX_BITS).expected_fp();
-                below_minimum(fp_rate, reach)
-            })
-    }
+/// The plan of [`CuckooFilter::plan`](crate::CuckooFilter::plan): the
+/// least fingerprint width that reaches `fp_rate` at `expected_items`.
+pub(crate) fn plan(expected_items: usize, fp_rate: f64) -> Result<CuckooPlan> {
+    validate(expected_items, fp_rate)?;
+    // The least width whose rate at its planned load (94 %, 90 % at 4
+    // bits) is within the target. Only a table of 9 items in 2 buckets
+    // (load 9/8) can miss a target of at least MIN_FP_RATE at 32 bits.
+    (MIN_BITS..=MAX_BITS)
+        .map(|bits| CuckooPlan::at(expected_items, bits))
+        .find(|plan| plan.expected_fp() <= fp_rate)
+        .ok_or_else(|| {
+            let reach = CuckooPlan::at(expected_items, MAX_BITS).expected_fp();
+            below_minimum(fp_rate, reach)
+        })
 }
 
 #[cfg(test)]

@@ -2,14 +2,13 @@
 //! where they lie, answered by the filter's own lookup.
 
 use approxset_core::format::{LeWords, Reader, tag, verify_checksum};
-use approxset_core::{Digest, HashKey, Result, Value};
+use approxset_core::{Digest, HashKey, Result};
 
-use crate::CuckooFilter;
-use crate::filter::{contains_in, parameters};
+use crate::filter::CuckooFilter;
+use crate::filter::contains_in;
 use crate::kick::Victim;
 use crate::persist::{Saved, check_count};
-use crate::sizing::fp_rate_at;
-use crate::table::{SLOTS, Table, with_width};
+use crate::table::{Table, with_width};
 
 /// A read-only view of a saved [`CuckooFilter`]: it answers from the bytes
 /// where they lie (a `Vec`, a memory map, a slice of a larger file; any
@@ -124,47 +123,7 @@ impl<'a> CuckooFilterView<'a> {
                `view`, checked by `verify`)."
     );
 
-    /// The number of items the filter was sized for.
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    /// The false-positive rate at the recorded load; see
-    /// [`CuckooFilter::estimated_fp_rate`].
-    pub fn estimated_fp_rate(&self) -> f64 {
-        fp_rate_at(self.table.bits(), self.load_factor())
-    }
-
-    /// The fingerprints stored, [`len`](Self::len); see
-    /// [`CuckooFilter::estimated_items`].
-    pub fn estimated_items(&self) -> f64 {
-        self.len as f64
-    }
-
-    /// Fingerprints stored per slot, `len / slots`.
-    pub fn load_factor(&self) -> f64 {
-        self.len as f64 / (self.table.buckets() * SLOTS) as f64
-    }
-
-    /// Fingerprint width `f` in bits, 4 to 32.
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.table.bits()
-    }
-
-    /// Number of buckets `B`.
-    pub fn buckets(&self) -> usize {
-        self.table.buckets()
-    }
-
-    /// Bytes of the slot table.
-    pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes()
-    }
-
-    /// The parameters by name; see [`CuckooFilter::parameters`].
-    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
-        parameters(&self.table, self.len, self.victim)
-    }
+    crate::filter::stats_methods!();
 
     /// The viewed filter in the binary format, written as the filter
     /// writes itself: the bytes of the file it was saved to.

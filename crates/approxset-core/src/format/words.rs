@@ -64,31 +64,45 @@ pub trait Words {
     }
 }
 
-impl<T: Words + ?Sized> Words for &T {
-    #[inline(always)]
-    fn word_count(&self) -> usize {
-        (**self).word_count()
-    }
+/// Implements [`Words`] for `$ty` by handing every method to the words
+/// `$inner` (of type `&$target`) that `$ty` holds: the one home of the
+/// forwarding impls.
+macro_rules! forward_words {
+    (impl[$($generics:tt)*] $ty:ty => $target:ty, |$this:ident| $inner:expr) => {
+        impl<$($generics)*> Words for $ty {
+            #[inline(always)]
+            fn word_count(&self) -> usize {
+                let $this = self;
+                <$target as Words>::word_count($inner)
+            }
 
-    #[inline(always)]
-    fn word(&self, i: usize) -> u64 {
-        (**self).word(i)
-    }
+            #[inline(always)]
+            fn word(&self, i: usize) -> u64 {
+                let $this = self;
+                <$target as Words>::word($inner, i)
+            }
 
-    #[inline(always)]
-    fn get(&self, i: usize) -> Option<u64> {
-        (**self).get(i)
-    }
+            #[inline(always)]
+            fn get(&self, i: usize) -> Option<u64> {
+                let $this = self;
+                <$target as Words>::get($inner, i)
+            }
 
-    #[inline(always)]
-    fn block<const N: usize>(&self, at: usize) -> [u64; N] {
-        (**self).block(at)
-    }
+            #[inline(always)]
+            fn block<const N: usize>(&self, at: usize) -> [u64; N] {
+                let $this = self;
+                <$target as Words>::block($inner, at)
+            }
 
-    fn le_bytes(&self) -> Option<&[u8]> {
-        (**self).le_bytes()
-    }
+            fn le_bytes(&self) -> Option<&[u8]> {
+                let $this = self;
+                <$target as Words>::le_bytes($inner)
+            }
+        }
+    };
 }
+
+forward_words!(impl[T: Words + ?Sized] &T => T, |this| &**this);
 
 impl Words for [u64] {
     #[inline(always)]
@@ -112,27 +126,7 @@ impl Words for [u64] {
     }
 }
 
-impl Words for Vec<u64> {
-    #[inline(always)]
-    fn word_count(&self) -> usize {
-        self.len()
-    }
-
-    #[inline(always)]
-    fn word(&self, i: usize) -> u64 {
-        self[i]
-    }
-
-    #[inline(always)]
-    fn get(&self, i: usize) -> Option<u64> {
-        self.as_slice().get(i).copied()
-    }
-
-    #[inline(always)]
-    fn block<const N: usize>(&self, at: usize) -> [u64; N] {
-        self.as_slice().block(at)
-    }
-}
+forward_words!(impl[] Vec<u64> => [u64], |this| this.as_slice());
 
 /// Payload words as the format stores them, little-endian bytes, read in
 /// place: any alignment, any endianness of the processor, no copy. Each
