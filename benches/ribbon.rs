@@ -13,6 +13,13 @@
 //!
 //! Run with `cargo bench -p approxset-benches --bench ribbon -- --warm-up-time 1
 //! --measurement-time 3 --sample-size 10` (`'n=1000000/'` for one size).
+//!
+//! Instruction counts (no timing): with `RIBBON_ICOUNT=MODE` set the binary
+//! builds each subject over 10⁵ keys, runs 10⁶ lookups of MODE from
+//! precomputed digests and exits, to be run under
+//! `valgrind --tool=cachegrind --cache-sim=yes`; subtract mode `none` and
+//! divide by 10⁶. MODE is `none` or `SUBJECT-hit` / `SUBJECT-miss` with
+//! SUBJECT one of `ribbon1`, `ribbon01`, `fuse8`, `fuse16`.
 
 #[allow(dead_code)] // only `keys` and `step` are used here
 mod common;
@@ -61,7 +68,44 @@ fn report(n: usize, name: &str, bytes: usize, has: impl Fn(usize, bool) -> bool)
     );
 }
 
+/// The instruction-count mode (see the module docs): `true` when it ran.
+fn icount() -> bool {
+    let Ok(mode) = std::env::var("RIBBON_ICOUNT") else {
+        return false;
+    };
+    const N: usize = 100_000;
+    let keys = common::keys(N);
+    let key = HashKey::from_seed(1);
+    let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
+    let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+    let (r1, r01) = (ribbon(&members, 0.01, key), ribbon(&members, 0.001, key));
+    let (f8, f16) = (fuse(&members, 0.01, key), fuse(&members, 1e-4, key));
+    let (subject, end) = mode.rsplit_once('-').unwrap_or((mode.as_str(), "miss"));
+    let set = if end == "hit" { &members } else { &others };
+    let op = ["none", "ribbon1", "ribbon01", "fuse8", "fuse16"]
+        .iter()
+        .position(|&s| s == subject)
+        .expect("a mode: none, or ribbon1, ribbon01, fuse8, fuse16 with -hit or -miss");
+    let mut found = 0usize;
+    for _ in 0..10 {
+        for &d in set {
+            found += usize::from(match black_box(op) {
+                0 => black_box(d).h1() == 0,
+                1 => r1.contains_digest(d),
+                2 => r01.contains_digest(d),
+                3 => f8.contains_digest(d),
+                _ => f16.contains_digest(d),
+            });
+        }
+    }
+    eprintln!("{mode}: {found} found of {}", 10 * N);
+    true
+}
+
 fn bench(c: &mut Criterion) {
+    if icount() {
+        return;
+    }
     for n in [1_000_000usize, 10_000_000] {
         let keys = common::keys(n);
         let key = HashKey::from_seed(1);
