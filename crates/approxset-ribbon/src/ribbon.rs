@@ -232,23 +232,69 @@ impl Band {
     }
 }
 
+/// The parity of a key's equation in one column: the column's word of the
+/// start's block ANDed with `here`, XOR the next block's ANDed with `next`,
+/// folded to 64 bits.
+#[inline(always)]
+fn column_parity(x: u128, y: u128, here: u128, next: u128) -> u32 {
+    parity((x & here) ^ (y & next))
+}
+
+/// Whether a key's computed result row over the column words `a` (start's
+/// block) and `b` (next block), pairwise, equals `expected` (the columns'
+/// low bits): the first two columns first, so that most non-keys (3 in 4)
+/// are answered after two columns.
+#[inline(always)]
+fn matches(
+    a: impl Iterator<Item = u128>,
+    b: impl Iterator<Item = u128>,
+    here: u128,
+    next: u128,
+    expected: u32,
+) -> bool {
+    let mut pairs = a.zip(b);
+    let mut got = 0;
+    for (j, (x, y)) in pairs.by_ref().take(2).enumerate() {
+        got |= column_parity(x, y, here, next) << j;
+    }
+    if got != expected & 3 {
+        // Fewer than two columns: the unset bits of `expected` are 0 too.
+        return false;
+    }
+    for (j, (x, y)) in pairs.enumerate() {
+        got |= column_parity(x, y, here, next) << (j + 2);
+    }
+    got == expected
+}
+
 /// Read access to a solution's 128-bit words: the owned array, or a saved
 /// filter's bytes.
 pub(crate) trait Solution {
     /// Word `i` (in bounds for every index a checked layout gives).
     fn word(&self, i: usize) -> u128;
 
-    /// The parities of words `w0 + j` ANDed with `here` XOR words `w1 + j`
-    /// ANDed with `next`, bit `j` for `j < columns`: a key's computed
-    /// result row (see [`contains`]).
-    #[inline(always)]
-    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
-        let mut got = 0;
-        for j in 0..columns {
-            got |= parity((self.word(w0 + j) & here) ^ (self.word(w1 + j) & next)) << j;
-        }
-        got
-    }
+    /// Whether the parities of words `w0 + j` ANDed with `here` XOR words
+    /// `w0 + columns + j` (the next block's, when `two_blocks`; otherwise
+    /// `next` is 0) ANDed with `next`, bit `j` for `j < columns`, equal
+    /// `expected` (its bits from `columns` on 0): a key's equation holds
+    /// (see [`contains`]).
+    fn matches(
+        &self,
+        w0: usize,
+        columns: usize,
+        two_blocks: bool,
+        here: u128,
+        next: u128,
+        expected: u32,
+    ) -> bool;
+}
+
+/// The words a lookup reads, `w0..w0 + columns` and, with `two_blocks`,
+/// the `columns` after them (the next block's first words: block `b + 1`
+/// starts `columns(b)` words after block `b`): one range, one bounds check.
+#[inline(always)]
+fn span(w0: usize, columns: usize, two_blocks: bool) -> std::ops::Range<usize> {
+    w0..w0 + columns + if two_blocks { columns } else { 0 }
 }
 
 impl Solution for [u128] {
@@ -257,16 +303,19 @@ impl Solution for [u128] {
         self[i]
     }
 
-    /// Over two slices of `columns` words: one bounds check each, none in
-    /// the loop.
     #[inline(always)]
-    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
-        let (a, b) = (&self[w0..w0 + columns], &self[w1..w1 + columns]);
-        let mut got = 0;
-        for (j, (&x, &y)) in a.iter().zip(b).enumerate() {
-            got |= parity((x & here) ^ (y & next)) << j;
-        }
-        got
+    fn matches(
+        &self,
+        w0: usize,
+        columns: usize,
+        two_blocks: bool,
+        here: u128,
+        next: u128,
+        expected: u32,
+    ) -> bool {
+        let (a, rest) = self[span(w0, columns, two_blocks)].split_at(columns);
+        let b = if two_blocks { rest } else { a };
+        matches(a.iter().copied(), b.iter().copied(), here, next, expected)
     }
 }
 
@@ -289,16 +338,26 @@ impl Solution for SolutionBytes<'_> {
         le_word(&self.0[16 * i..16 * i + 16])
     }
 
-    /// Over two byte ranges of `columns` words: one bounds check each.
     #[inline(always)]
-    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
-        let a = &self.0[16 * w0..16 * (w0 + columns)];
-        let b = &self.0[16 * w1..16 * (w1 + columns)];
-        let mut got = 0;
-        for (j, (x, y)) in a.chunks_exact(16).zip(b.chunks_exact(16)).enumerate() {
-            got |= parity((le_word(x) & here) ^ (le_word(y) & next)) << j;
-        }
-        got
+    fn matches(
+        &self,
+        w0: usize,
+        columns: usize,
+        two_blocks: bool,
+        here: u128,
+        next: u128,
+        expected: u32,
+    ) -> bool {
+        let words = span(w0, columns, two_blocks);
+        let (a, rest) = self.0[16 * words.start..16 * words.end].split_at(16 * columns);
+        let b = if two_blocks { rest } else { a };
+        matches(
+            a.chunks_exact(16).map(le_word),
+            b.chunks_exact(16).map(le_word),
+            here,
+            next,
+            expected,
+        )
     }
 }
 
@@ -318,9 +377,9 @@ pub(crate) fn contains<S: Solution + ?Sized>(solution: &S, layout: &Layout, hash
     let here = row.coeffs << off;
     let next = (row.coeffs >> 1) >> (127 - off);
     let columns = layout.columns(block);
+    let expected = row.result & column_mask(columns);
     let w0 = layout.offset(block);
-    let w1 = layout.offset(block + usize::from(off != 0));
-    solution.result_row(w0, w1, columns as usize, here, next) == row.result & column_mask(columns)
+    solution.matches(w0, columns as usize, off != 0, here, next, expected)
 }
 
 #[cfg(test)]
@@ -427,20 +486,47 @@ mod tests {
 
     #[test]
     fn the_owned_and_byte_solutions_read_alike() {
-        let words = [1u128, u128::MAX, 0x0123_4567_89ab_cdef_0011_2233_4455_6677];
+        let words = [
+            1u128,
+            u128::MAX,
+            0x0123_4567_89ab_cdef_0011_2233_4455_6677,
+            6,
+        ];
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let view = SolutionBytes(&bytes);
         for (i, &w) in words.iter().enumerate() {
-            assert_eq!(SolutionBytes(&bytes).word(i), w);
+            assert_eq!(view.word(i), w);
             assert_eq!(words[..].word(i), w);
         }
-        let (here, next) = (0xF0F0_1234u128 << 70 | 5, u128::MAX >> 3);
-        for (w0, w1, columns) in [(0, 0, 3), (0, 1, 2), (1, 2, 1), (2, 2, 0)] {
+        // One block (`next` 0, as for a start on a block boundary) or two
+        // adjacent ones, the second `columns` words after the first.
+        for (w0, columns, two) in [
+            (0, 3, false),
+            (0, 1, true),
+            (0, 2, true),
+            (1, 1, true),
+            (2, 0, false),
+        ] {
+            let here = 0xF0F0_1234u128 << 70 | 5;
+            let next = if two { u128::MAX >> 3 } else { 0 };
+            let w1 = if two { w0 + columns } else { w0 };
             let by_word = (0..columns).fold(0u32, |acc, j| {
                 acc | parity((words[w0 + j] & here) ^ (words[w1 + j] & next)) << j
             });
-            assert_eq!(words[..].result_row(w0, w1, columns, here, next), by_word);
-            let view = SolutionBytes(&bytes);
-            assert_eq!(view.result_row(w0, w1, columns, here, next), by_word);
+            // The true row, then each bit of it wrong in turn.
+            for flip in 0..=columns {
+                let expected = if flip == 0 {
+                    by_word
+                } else {
+                    by_word ^ (1 << (flip - 1))
+                };
+                let want = flip == 0;
+                assert_eq!(
+                    words[..].matches(w0, columns, two, here, next, expected),
+                    want
+                );
+                assert_eq!(view.matches(w0, columns, two, here, next, expected), want);
+            }
         }
     }
 }
