@@ -48,6 +48,7 @@ mod outcome;
 pub mod serde_support;
 pub mod sharded;
 pub mod sizing;
+pub mod static_filter;
 mod traits;
 
 pub use concurrent::{

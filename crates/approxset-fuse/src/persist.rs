@@ -2,7 +2,7 @@
 //! `approxset_core::format` (tag 8, version 3), and the checks a loaded
 //! filter passes.
 
-use approxset_core::format::{Reader, Writer, tag, verify_checksum};
+use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::{Error, HashKey, Result};
 
 use crate::BinaryFuseFilter;
@@ -37,18 +37,16 @@ impl BinaryFuseFilter {
         })
     }
 
-    /// A view of a saved filter, answering from `bytes` where they lie (at
-    /// any alignment): every check of [`from_bytes`](Self::from_bytes) but
-    /// the checksum, in time independent of the filter's size. For a file
-    /// this process wrote or one already verified; otherwise
-    /// [`view_verified`](Self::view_verified), or
-    /// [`verify`](BinaryFuseFilterView::verify) once.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes), but for
-    /// [`Error::ChecksumMismatch`].
-    pub fn view(bytes: &[u8]) -> Result<BinaryFuseFilterView<'_>> {
-        let saved = Saved::read(Reader::open_variant_unverified(bytes, tag::FUSE)?)?;
+    approxset_core::static_view_methods!(
+        filter,
+        BinaryFuseFilterView,
+        tag = tag::FUSE,
+        open = Self::open_view
+    );
+
+    /// The view of `bytes`, read by `r` (opened without its checksum).
+    fn open_view<'a>(bytes: &'a [u8], r: Reader<'a>) -> Result<BinaryFuseFilterView<'a>> {
+        let saved = Saved::read(r)?;
         Ok(BinaryFuseFilterView {
             file: bytes,
             cells: CellsView::new(saved.bits, saved.payload),
@@ -58,35 +56,10 @@ impl BinaryFuseFilter {
             len: saved.len,
         })
     }
-
-    /// [`view`](Self::view) after every check of
-    /// [`from_bytes`](Self::from_bytes), the checksum included (one read of
-    /// every byte): for bytes from elsewhere.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes).
-    pub fn view_verified(bytes: &[u8]) -> Result<BinaryFuseFilterView<'_>> {
-        Reader::open_variant(bytes, tag::FUSE)?;
-        Self::view(bytes)
-    }
-
-    approxset_core::stream_methods!();
 }
 
 impl<'a> BinaryFuseFilterView<'a> {
-    /// The check [`BinaryFuseFilter::view`] leaves out, the checksum (the
-    /// fuse filter has no other that reads the whole payload).
-    ///
-    /// # Errors
-    /// [`Error::ChecksumMismatch`].
-    pub fn verify(&self) -> Result<()> {
-        verify_checksum(self.file)
-    }
-
-    /// The saved filter the view reads, as it was given.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.file
-    }
+    approxset_core::static_view_methods!(view);
 
     /// The owned filter of the same cells (a copy of the array).
     pub fn into_owned(self) -> BinaryFuseFilter {

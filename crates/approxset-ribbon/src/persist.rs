@@ -2,7 +2,7 @@
 //! `approxset_core::format` (tag 11, version 3), and the checks a loaded
 //! filter passes.
 
-use approxset_core::format::{Reader, Writer, tag, verify_checksum};
+use approxset_core::format::{Reader, Writer, tag};
 use approxset_core::{Error, HashKey, Result};
 
 use crate::RibbonFilter;
@@ -46,18 +46,16 @@ impl RibbonFilter {
         })
     }
 
-    /// A view of a saved filter, answering from `bytes` where they lie (at
-    /// any alignment): every check of [`from_bytes`](Self::from_bytes) but
-    /// the checksum, in time independent of the filter's size. For a file
-    /// this process wrote or one already verified; otherwise
-    /// [`view_verified`](Self::view_verified), or
-    /// [`verify`](RibbonFilterView::verify) once.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes), but for
-    /// [`Error::ChecksumMismatch`].
-    pub fn view(bytes: &[u8]) -> Result<RibbonFilterView<'_>> {
-        let saved = Saved::read(Reader::open_variant_unverified(bytes, tag::RIBBON)?)?;
+    approxset_core::static_view_methods!(
+        filter,
+        RibbonFilterView,
+        tag = tag::RIBBON,
+        open = Self::open_view
+    );
+
+    /// The view of `bytes`, read by `r` (opened without its checksum).
+    fn open_view<'a>(bytes: &'a [u8], r: Reader<'a>) -> Result<RibbonFilterView<'a>> {
+        let saved = Saved::read(r)?;
         Ok(RibbonFilterView {
             file: bytes,
             solution: SolutionBytes(saved.payload),
@@ -67,35 +65,10 @@ impl RibbonFilter {
             len: saved.len,
         })
     }
-
-    /// [`view`](Self::view) after every check of
-    /// [`from_bytes`](Self::from_bytes), the checksum included (one read of
-    /// every byte): for bytes from elsewhere.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes).
-    pub fn view_verified(bytes: &[u8]) -> Result<RibbonFilterView<'_>> {
-        Reader::open_variant(bytes, tag::RIBBON)?;
-        Self::view(bytes)
-    }
-
-    approxset_core::stream_methods!();
 }
 
 impl<'a> RibbonFilterView<'a> {
-    /// The check [`RibbonFilter::view`] leaves out, the checksum (the
-    /// Ribbon filter has no other that reads the whole payload).
-    ///
-    /// # Errors
-    /// [`Error::ChecksumMismatch`].
-    pub fn verify(&self) -> Result<()> {
-        verify_checksum(self.file)
-    }
-
-    /// The saved filter the view reads, as it was given.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.file
-    }
+    approxset_core::static_view_methods!(view);
 
     /// The owned filter of the same solution (a copy of the words).
     pub fn into_owned(self) -> RibbonFilter {
