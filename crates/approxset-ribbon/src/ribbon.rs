@@ -332,6 +332,13 @@ fn le_word(bytes: &[u8]) -> u128 {
     u128::from_le_bytes(b)
 }
 
+impl SolutionBytes<'_> {
+    /// The words, copied out.
+    pub(crate) fn words(&self) -> Box<[u128]> {
+        self.0.chunks_exact(16).map(le_word).collect()
+    }
+}
+
 impl Solution for SolutionBytes<'_> {
     #[inline(always)]
     fn word(&self, i: usize) -> u128 {
