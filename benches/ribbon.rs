@@ -14,96 +14,23 @@
 //! Run with `cargo bench -p approxset-benches --bench ribbon -- --warm-up-time 1
 //! --measurement-time 3 --sample-size 10` (`'n=1000000/'` for one size).
 //!
-//! Instruction counts (no timing): with `RIBBON_ICOUNT=MODE` set the binary
-//! builds each subject over 10⁵ keys, runs 10⁶ lookups of MODE from
-//! precomputed digests and exits, to be run under
-//! `valgrind --tool=cachegrind --cache-sim=yes`; subtract mode `none` and
-//! divide by 10⁶. MODE is `none` or `SUBJECT-hit` / `SUBJECT-miss` with
-//! SUBJECT one of `ribbon1`, `ribbon01`, `fuse8`, `fuse16`.
+//! Instruction counts (no timing): with `STATIC_ICOUNT=MODE` set the binary
+//! counts MODE's lookups instead (`common/static_filters.rs`, `icount`).
 
 #[allow(dead_code)] // only `keys` and `step` are used here
 mod common;
+#[path = "common/static_filters.rs"]
+mod static_filters;
 
 use std::hint::black_box;
 
-use approxset::{BinaryFuseFilter, BloomFilter, Digest, HashKey, RibbonFilter};
+use approxset::{Digest, HashKey};
 use common::step;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-
-fn ribbon(digests: &[Digest], fp: f64, key: HashKey) -> RibbonFilter {
-    RibbonFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .build_digests(digests)
-        .unwrap()
-}
-
-fn fuse(digests: &[Digest], fp: f64, key: HashKey) -> BinaryFuseFilter {
-    BinaryFuseFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .build_digests(digests)
-        .unwrap()
-}
-
-fn classic(digests: &[Digest], fp: f64, key: HashKey) -> BloomFilter {
-    let mut f = BloomFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .expected_items(digests.len())
-        .unwrap();
-    for &d in digests {
-        f.insert_digest(d).unwrap();
-    }
-    f
-}
-
-/// One subject's setup line: bits per key, measured rate, false negatives.
-fn report(n: usize, name: &str, bytes: usize, has: impl Fn(usize, bool) -> bool) {
-    let missing = (0..n).filter(|&i| !has(i, true)).count();
-    let probes = n.min(1_000_000);
-    let fp = (0..probes).filter(|&i| has(i, false)).count();
-    eprintln!(
-        "n={n} {name}: {:.3} bits/key, measured fp {:.5} over {probes} fresh keys, \
-         {missing} false negatives",
-        bytes as f64 * 8.0 / n as f64,
-        fp as f64 / probes as f64,
-    );
-}
-
-/// The instruction-count mode (see the module docs): `true` when it ran.
-fn icount() -> bool {
-    let Ok(mode) = std::env::var("RIBBON_ICOUNT") else {
-        return false;
-    };
-    const N: usize = 100_000;
-    let keys = common::keys(N);
-    let key = HashKey::from_seed(1);
-    let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
-    let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
-    let (r1, r01) = (ribbon(&members, 0.01, key), ribbon(&members, 0.001, key));
-    let (f8, f16) = (fuse(&members, 0.01, key), fuse(&members, 1e-4, key));
-    let (subject, end) = mode.rsplit_once('-').unwrap_or((mode.as_str(), "miss"));
-    let set = if end == "hit" { &members } else { &others };
-    let op = ["none", "ribbon1", "ribbon01", "fuse8", "fuse16"]
-        .iter()
-        .position(|&s| s == subject)
-        .expect("a mode: none, or ribbon1, ribbon01, fuse8, fuse16 with -hit or -miss");
-    let mut found = 0usize;
-    for _ in 0..10 {
-        for &d in set {
-            found += usize::from(match black_box(op) {
-                0 => black_box(d).h1() == 0,
-                1 => r1.contains_digest(d),
-                2 => r01.contains_digest(d),
-                3 => f8.contains_digest(d),
-                _ => f16.contains_digest(d),
-            });
-        }
-    }
-    eprintln!("{mode}: {found} found of {}", 10 * N);
-    true
-}
+use static_filters::{classic, fuse, report, ribbon};
 
 fn bench(c: &mut Criterion) {
-    if icount() {
+    if static_filters::icount() {
         return;
     }
     for n in [1_000_000usize, 10_000_000] {
@@ -117,18 +44,26 @@ fn bench(c: &mut Criterion) {
         let f8 = fuse(&members, 0.01, key);
         let cl = classic(&members, 0.01, key);
         let pick = |i: usize, hit: bool| if hit { members[i] } else { others[i] };
-        report(n, "approxset-ribbon-1%", r1.memory_bytes(), |i, h| {
+        report(n, "approxset-ribbon-1%", r1.memory_bytes(), None, |i, h| {
             r1.contains_digest(pick(i, h))
         });
-        report(n, "approxset-ribbon-0.1%", r01.memory_bytes(), |i, h| {
-            r01.contains_digest(pick(i, h))
-        });
-        report(n, "approxset-fuse-8", f8.memory_bytes(), |i, h| {
+        report(
+            n,
+            "approxset-ribbon-0.1%",
+            r01.memory_bytes(),
+            None,
+            |i, h| r01.contains_digest(pick(i, h)),
+        );
+        report(n, "approxset-fuse-8", f8.memory_bytes(), None, |i, h| {
             f8.contains_digest(pick(i, h))
         });
-        report(n, "approxset-classic-1%", cl.memory_bytes(), |i, h| {
-            cl.contains_digest(pick(i, h))
-        });
+        report(
+            n,
+            "approxset-classic-1%",
+            cl.memory_bytes(),
+            None,
+            |i, h| cl.contains_digest(pick(i, h)),
+        );
 
         let mut group = c.benchmark_group(format!("build n={n}"));
         group.sample_size(10);

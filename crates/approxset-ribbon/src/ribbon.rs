@@ -240,29 +240,28 @@ fn column_parity(x: u128, y: u128, here: u128, next: u128) -> u32 {
     parity((x & here) ^ (y & next))
 }
 
-/// Whether a key's computed result row over the column words `a` (start's
-/// block) and `b` (next block), pairwise, equals `expected` (the columns'
-/// low bits): the first two columns first, so that most non-keys (3 in 4)
-/// are answered after two columns.
+/// Whether a key's computed result row over the column words of the
+/// start's block and the next block, pairwise, equals `expected` (the
+/// columns' low bits). The columns are taken from the last, each parity
+/// shifted in from the right (one `lea`, where bit `j` would take a
+/// variable shift), and the last two first: most non-keys (3 in 4) are
+/// answered after two columns.
 #[inline(always)]
-fn matches(
-    a: impl Iterator<Item = u128>,
-    b: impl Iterator<Item = u128>,
-    here: u128,
-    next: u128,
-    expected: u32,
-) -> bool {
-    let mut pairs = a.zip(b);
+fn matches<I>(pairs: I, here: u128, next: u128, expected: u32) -> bool
+where
+    I: DoubleEndedIterator<Item = (u128, u128)> + ExactSizeIterator,
+{
+    let columns = pairs.len();
+    let mut pairs = pairs.rev();
     let mut got = 0;
-    for (j, (x, y)) in pairs.by_ref().take(2).enumerate() {
-        got |= column_parity(x, y, here, next) << j;
+    for (x, y) in pairs.by_ref().take(2) {
+        got = got << 1 | column_parity(x, y, here, next);
     }
-    if got != expected & 3 {
-        // Fewer than two columns: the unset bits of `expected` are 0 too.
+    if got != expected >> columns.saturating_sub(2) {
         return false;
     }
-    for (j, (x, y)) in pairs.enumerate() {
-        got |= column_parity(x, y, here, next) << (j + 2);
+    for (x, y) in pairs {
+        got = got << 1 | column_parity(x, y, here, next);
     }
     got == expected
 }
@@ -271,6 +270,7 @@ fn matches(
 /// filter's bytes.
 pub(crate) trait Solution {
     /// Word `i` (in bounds for every index a checked layout gives).
+    #[cfg(test)]
     fn word(&self, i: usize) -> u128;
 
     /// Whether the parities of words `w0 + j` ANDed with `here` XOR words
@@ -298,7 +298,7 @@ fn span(w0: usize, columns: usize, two_blocks: bool) -> std::ops::Range<usize> {
 }
 
 impl Solution for [u128] {
-    #[inline(always)]
+    #[cfg(test)]
     fn word(&self, i: usize) -> u128 {
         self[i]
     }
@@ -315,7 +315,8 @@ impl Solution for [u128] {
     ) -> bool {
         let (a, rest) = self[span(w0, columns, two_blocks)].split_at(columns);
         let b = if two_blocks { rest } else { a };
-        matches(a.iter().copied(), b.iter().copied(), here, next, expected)
+        let pairs = a.iter().zip(b).map(|(&x, &y)| (x, y));
+        matches(pairs, here, next, expected)
     }
 }
 
@@ -340,7 +341,7 @@ impl SolutionBytes<'_> {
 }
 
 impl Solution for SolutionBytes<'_> {
-    #[inline(always)]
+    #[cfg(test)]
     fn word(&self, i: usize) -> u128 {
         le_word(&self.0[16 * i..16 * i + 16])
     }
@@ -358,13 +359,9 @@ impl Solution for SolutionBytes<'_> {
         let words = span(w0, columns, two_blocks);
         let (a, rest) = self.0[16 * words.start..16 * words.end].split_at(16 * columns);
         let b = if two_blocks { rest } else { a };
-        matches(
-            a.chunks_exact(16).map(le_word),
-            b.chunks_exact(16).map(le_word),
-            here,
-            next,
-            expected,
-        )
+        let pairs = a.chunks_exact(16).zip(b.chunks_exact(16));
+        let pairs = pairs.map(|(x, y)| (le_word(x), le_word(y)));
+        matches(pairs, here, next, expected)
     }
 }
 
