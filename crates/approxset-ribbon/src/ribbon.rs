@@ -85,9 +85,10 @@
 //! the start's block, `c >> (128 − off)` for the next), and for each
 //! column the parity of the two words ANDed with their halves: two 128-bit
 //! loads, four ANDs and a parity per column, from two adjacent blocks
-//! (`2·16·b` bytes, a few cache lines the prefetcher follows). A binary
-//! fuse filter reads three cells instead; `docs/design.md` has the
-//! measured ratio.
+//! (`2·16·b` bytes, a few cache lines the prefetcher follows). The last
+//! two columns are checked first: 3 non-keys in 4 are answered there. A
+//! binary fuse filter reads three cells instead; `docs/design.md` has the
+//! instruction counts and the measured ratio.
 
 use crate::layout::{Layout, W};
 
