@@ -33,7 +33,6 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use approxset::{Digest, HashKey};
 use common::step;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use static_filters::{classic, fuse as ours, report};
@@ -104,10 +103,7 @@ fn bench(c: &mut Criterion) {
         return;
     }
     for n in [1_000_000usize, 10_000_000] {
-        let keys = common::keys(n);
-        let key = HashKey::from_seed(1);
-        let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
-        let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+        let (keys, key, members, others) = static_filters::digests(n);
 
         // Setup lines, with each subject's peak construction memory.
         let (f8, p) = peak(|| ours(&members, 0.01, key));

@@ -24,46 +24,43 @@ mod static_filters;
 
 use std::hint::black_box;
 
-use approxset::{Digest, HashKey};
+use approxset::Digest;
 use common::step;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use static_filters::{classic, fuse, report, ribbon};
+
+/// A subject's lookup of a digest.
+type Lookup<'a> = dyn Fn(Digest) -> bool + 'a;
 
 fn bench(c: &mut Criterion) {
     if static_filters::icount() {
         return;
     }
     for n in [1_000_000usize, 10_000_000] {
-        let keys = common::keys(n);
-        let key = HashKey::from_seed(1);
-        let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
-        let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+        let (_, key, members, others) = static_filters::digests(n);
 
         let r1 = ribbon(&members, 0.01, key);
         let r01 = ribbon(&members, 0.001, key);
         let f8 = fuse(&members, 0.01, key);
         let cl = classic(&members, 0.01, key);
         let pick = |i: usize, hit: bool| if hit { members[i] } else { others[i] };
-        report(n, "approxset-ribbon-1%", r1.memory_bytes(), None, |i, h| {
-            r1.contains_digest(pick(i, h))
-        });
-        report(
-            n,
-            "approxset-ribbon-0.1%",
-            r01.memory_bytes(),
-            None,
-            |i, h| r01.contains_digest(pick(i, h)),
-        );
-        report(n, "approxset-fuse-8", f8.memory_bytes(), None, |i, h| {
-            f8.contains_digest(pick(i, h))
-        });
-        report(
-            n,
-            "approxset-classic-1%",
-            cl.memory_bytes(),
-            None,
-            |i, h| cl.contains_digest(pick(i, h)),
-        );
+        let subjects: [(&str, usize, &Lookup); 4] = [
+            ("approxset-ribbon-1%", r1.memory_bytes(), &|d| {
+                r1.contains_digest(d)
+            }),
+            ("approxset-ribbon-0.1%", r01.memory_bytes(), &|d| {
+                r01.contains_digest(d)
+            }),
+            ("approxset-fuse-8", f8.memory_bytes(), &|d| {
+                f8.contains_digest(d)
+            }),
+            ("approxset-classic-1%", cl.memory_bytes(), &|d| {
+                cl.contains_digest(d)
+            }),
+        ];
+        for (name, bytes, has) in subjects {
+            report(n, name, bytes, None, |i, h| has(pick(i, h)));
+        }
 
         let mut group = c.benchmark_group(format!("build n={n}"));
         group.sample_size(10);

@@ -8,6 +8,16 @@ use std::hint::black_box;
 use approxset::{BinaryFuseFilter, BloomFilter, Digest, HashKey, RibbonFilter};
 use xorf::Filter;
 
+/// The keys of size `n` (`common::keys`), the hash key of every subject
+/// (seed 1), and the members' and non-members' digests under it.
+pub(crate) fn digests(n: usize) -> (crate::common::Keys, HashKey, Vec<Digest>, Vec<Digest>) {
+    let keys = crate::common::keys(n);
+    let key = HashKey::from_seed(1);
+    let members = keys.members.iter().map(|k| key.digest(k)).collect();
+    let others = keys.others.iter().map(|k| key.digest(k)).collect();
+    (keys, key, members, others)
+}
+
 /// Our binary fuse filter of `digests` at rate `fp`.
 pub(crate) fn fuse(digests: &[Digest], fp: f64, key: HashKey) -> BinaryFuseFilter {
     BinaryFuseFilter::with_fp_rate(fp)
@@ -79,10 +89,7 @@ pub(crate) fn icount() -> bool {
     let Ok(mode) = std::env::var("STATIC_ICOUNT") else {
         return false;
     };
-    let keys = crate::common::keys(N);
-    let key = HashKey::from_seed(1);
-    let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
-    let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+    let (_, key, members, others) = digests(N);
     let (r1, r01) = (ribbon(&members, 0.01, key), ribbon(&members, 0.001, key));
     let (f8, f16) = (fuse(&members, 0.01, key), fuse(&members, 1e-4, key));
     let h1s: Vec<u64> = members.iter().map(|d| d.h1()).collect();

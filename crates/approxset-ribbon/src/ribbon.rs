@@ -248,10 +248,7 @@ fn column_parity(x: u128, y: u128, here: u128, next: u128) -> u32 {
 /// variable shift), and the last two first: most non-keys (3 in 4) are
 /// answered after two columns.
 #[inline(always)]
-fn matches<I>(pairs: I, here: u128, next: u128, expected: u32) -> bool
-where
-    I: DoubleEndedIterator<Item = (u128, u128)> + ExactSizeIterator,
-{
+fn matches(pairs: impl PairsIter, here: u128, next: u128, expected: u32) -> bool {
     let columns = pairs.len();
     let mut pairs = pairs.rev();
     let mut got = 0;
@@ -267,6 +264,14 @@ where
     got == expected
 }
 
+/// The pairs of words a lookup reads (see [`Solution::pairs`]).
+pub(crate) trait PairsIter:
+    DoubleEndedIterator<Item = (u128, u128)> + ExactSizeIterator
+{
+}
+
+impl<I: DoubleEndedIterator<Item = (u128, u128)> + ExactSizeIterator> PairsIter for I {}
+
 /// Read access to a solution's 128-bit words: the owned array, or a saved
 /// filter's bytes.
 pub(crate) trait Solution {
@@ -274,25 +279,15 @@ pub(crate) trait Solution {
     #[cfg(test)]
     fn word(&self, i: usize) -> u128;
 
-    /// Whether the parities of words `w0 + j` ANDed with `here` XOR words
-    /// `w0 + columns + j` (the next block's, when `two_blocks`; otherwise
-    /// `next` is 0) ANDed with `next`, bit `j` for `j < columns`, equal
-    /// `expected` (its bits from `columns` on 0): a key's equation holds
-    /// (see [`contains`]).
-    fn matches(
-        &self,
-        w0: usize,
-        columns: usize,
-        two_blocks: bool,
-        here: u128,
-        next: u128,
-        expected: u32,
-    ) -> bool;
+    /// The pairs (word `w0 + j`, word `w0 + columns + j`) for `j <
+    /// columns`: a key's words in the start's block and in the next block
+    /// (block `b + 1` starts `columns(b)` words after block `b`); without
+    /// `two_blocks`, the start's words twice (its `next` half is then 0).
+    fn pairs(&self, w0: usize, columns: usize, two_blocks: bool) -> impl PairsIter;
 }
 
 /// The words a lookup reads, `w0..w0 + columns` and, with `two_blocks`,
-/// the `columns` after them (the next block's first words: block `b + 1`
-/// starts `columns(b)` words after block `b`): one range, one bounds check.
+/// the `columns` after them: one range, one bounds check.
 #[inline(always)]
 fn span(w0: usize, columns: usize, two_blocks: bool) -> std::ops::Range<usize> {
     w0..w0 + columns + if two_blocks { columns } else { 0 }
@@ -305,19 +300,11 @@ impl Solution for [u128] {
     }
 
     #[inline(always)]
-    fn matches(
-        &self,
-        w0: usize,
-        columns: usize,
-        two_blocks: bool,
-        here: u128,
-        next: u128,
-        expected: u32,
-    ) -> bool {
-        let (a, rest) = self[span(w0, columns, two_blocks)].split_at(columns);
-        let b = if two_blocks { rest } else { a };
-        let pairs = a.iter().zip(b).map(|(&x, &y)| (x, y));
-        matches(pairs, here, next, expected)
+    fn pairs(&self, w0: usize, columns: usize, two: bool) -> impl PairsIter {
+        let (a, rest) = self[span(w0, columns, two)].split_at(columns);
+        a.iter()
+            .zip(if two { rest } else { a })
+            .map(|(&x, &y)| (x, y))
     }
 }
 
@@ -347,22 +334,14 @@ impl Solution for SolutionBytes<'_> {
         le_word(&self.0[16 * i..16 * i + 16])
     }
 
+    /// Over the bytes of the words, 16 a word.
     #[inline(always)]
-    fn matches(
-        &self,
-        w0: usize,
-        columns: usize,
-        two_blocks: bool,
-        here: u128,
-        next: u128,
-        expected: u32,
-    ) -> bool {
-        let words = span(w0, columns, two_blocks);
+    fn pairs(&self, w0: usize, columns: usize, two: bool) -> impl PairsIter {
+        let words = span(w0, columns, two);
         let (a, rest) = self.0[16 * words.start..16 * words.end].split_at(16 * columns);
-        let b = if two_blocks { rest } else { a };
+        let b = if two { rest } else { a };
         let pairs = a.chunks_exact(16).zip(b.chunks_exact(16));
-        let pairs = pairs.map(|(x, y)| (le_word(x), le_word(y)));
-        matches(pairs, here, next, expected)
+        pairs.map(|(x, y)| (le_word(x), le_word(y)))
     }
 }
 
@@ -384,7 +363,12 @@ pub(crate) fn contains<S: Solution + ?Sized>(solution: &S, layout: &Layout, hash
     let columns = layout.columns(block);
     let expected = row.result & column_mask(columns);
     let w0 = layout.offset(block);
-    solution.matches(w0, columns as usize, off != 0, here, next, expected)
+    matches(
+        solution.pairs(w0, columns as usize, off != 0),
+        here,
+        next,
+        expected,
+    )
 }
 
 #[cfg(test)]
@@ -526,11 +510,10 @@ mod tests {
                     by_word ^ (1 << (flip - 1))
                 };
                 let want = flip == 0;
-                assert_eq!(
-                    words[..].matches(w0, columns, two, here, next, expected),
-                    want
-                );
-                assert_eq!(view.matches(w0, columns, two, here, next, expected), want);
+                let owned = words[..].pairs(w0, columns, two);
+                assert_eq!(matches(owned, here, next, expected), want);
+                let saved = view.pairs(w0, columns, two);
+                assert_eq!(matches(saved, here, next, expected), want);
             }
         }
     }
