@@ -79,31 +79,46 @@ pub(crate) fn report(
 /// `SUBJECT-hit` / `SUBJECT-miss`, SUBJECT one of `ribbon1` (1 %),
 /// `ribbon01` (0.1 %), `fuse8`, `fuse16`, `xorf8`, `xorf16` (xorf 0.13's
 /// `BinaryFuse8` / `BinaryFuse16` of the members' `h1`, looked up with the
-/// digest's `h1`). Run under `valgrind --tool=cachegrind --cache-sim=no`,
+/// digest's `h1`), and from the `u64` key itself (`fuse8key`,
+/// `fuse16key`; `xorf8key`, `xorf16key` hash it to `h1` first). Run under `valgrind --tool=cachegrind --cache-sim=no`,
 /// subtract mode `none` and divide by 10⁶.
 pub(crate) fn icount() -> bool {
     const N: usize = 100_000;
-    const SUBJECTS: [&str; 7] = [
-        "none", "ribbon1", "ribbon01", "fuse8", "fuse16", "xorf8", "xorf16",
+    const SUBJECTS: [&str; 11] = [
+        "none",
+        "ribbon1",
+        "ribbon01",
+        "fuse8",
+        "fuse16",
+        "xorf8",
+        "xorf16",
+        "fuse8key",
+        "fuse16key",
+        "xorf8key",
+        "xorf16key",
     ];
     let Ok(mode) = std::env::var("STATIC_ICOUNT") else {
         return false;
     };
-    let (_, key, members, others) = digests(N);
+    let (keys, key, members, others) = digests(N);
     let (r1, r01) = (ribbon(&members, 0.01, key), ribbon(&members, 0.001, key));
     let (f8, f16) = (fuse(&members, 0.01, key), fuse(&members, 1e-4, key));
     let h1s: Vec<u64> = members.iter().map(|d| d.h1()).collect();
     let x8 = xorf::BinaryFuse8::try_from(&h1s).unwrap();
     let x16 = xorf::BinaryFuse16::try_from(&h1s).unwrap();
     let (subject, end) = mode.rsplit_once('-').unwrap_or((mode.as_str(), "miss"));
-    let set = if end == "hit" { &members } else { &others };
+    let (set, raw) = if end == "hit" {
+        (&members, &keys.members)
+    } else {
+        (&others, &keys.others)
+    };
     let op = SUBJECTS
         .iter()
         .position(|&s| s == subject)
         .unwrap_or_else(|| panic!("{subject}: a mode is one of {SUBJECTS:?}, then -hit or -miss"));
     let mut found = 0usize;
     for _ in 0..10 {
-        for &d in set {
+        for (&d, k) in set.iter().zip(raw) {
             found += usize::from(match black_box(op) {
                 0 => black_box(d).h1() == 0,
                 1 => r1.contains_digest(d),
@@ -111,7 +126,11 @@ pub(crate) fn icount() -> bool {
                 3 => f8.contains_digest(d),
                 4 => f16.contains_digest(d),
                 5 => x8.contains(&d.h1()),
-                _ => x16.contains(&d.h1()),
+                6 => x16.contains(&d.h1()),
+                7 => f8.contains(k),
+                8 => f16.contains(k),
+                9 => x8.contains(&key.digest(k).h1()),
+                _ => x16.contains(&key.digest(k).h1()),
             });
         }
     }
