@@ -17,20 +17,25 @@
 //!   rate, false negatives and peak construction memory (bytes per key
 //!   above what was allocated before, from a counting global allocator).
 //!
+//! Instruction counts (no timing): with `STATIC_ICOUNT=MODE` set the binary
+//! counts MODE's lookups instead (`common/static_filters.rs`, `icount`).
+//!
 //! Run with `cargo bench -p approxset-benches --bench fuse` (add
 //! `-- --sample-size 10 --measurement-time 5` at 10⁷; `-- 'n=1000000/'`
 //! for one size).
 
 #[allow(dead_code)] // only `keys` and `step` are used here
 mod common;
+#[path = "common/static_filters.rs"]
+mod static_filters;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use approxset::{BinaryFuseFilter, BloomFilter, Digest, HashKey};
 use common::step;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use static_filters::{classic, fuse as ours, report};
 use xorf::{BinaryFuse8, BinaryFuse16, Filter};
 
 /// The system allocator, counting the bytes live and their peak.
@@ -93,69 +98,50 @@ fn peak<T>(build: impl FnOnce() -> T) -> (T, usize) {
     (out, PEAK.load(Ordering::Relaxed) - before)
 }
 
-/// One subject's setup line: bits per key, measured rate, false negatives
-/// and peak construction bytes per key.
-fn report(n: usize, name: &str, bytes: usize, peak: usize, has: impl Fn(usize, bool) -> bool) {
-    let missing = (0..n).filter(|&i| !has(i, true)).count();
-    let probes = n.min(1_000_000);
-    let fp = (0..probes).filter(|&i| has(i, false)).count();
-    eprintln!(
-        "n={n} {name}: {:.3} bits/key, measured fp {:.5} over {probes} fresh keys, \
-         {missing} false negatives, peak construction {:.2} bytes/key",
-        bytes as f64 * 8.0 / n as f64,
-        fp as f64 / probes as f64,
-        peak as f64 / n as f64
-    );
-}
-
-fn ours(digests: &[Digest], fp: f64, key: HashKey) -> BinaryFuseFilter {
-    BinaryFuseFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .build_digests(digests)
-        .unwrap()
-}
-
-fn classic(digests: &[Digest], fp: f64, key: HashKey) -> BloomFilter {
-    let mut f = BloomFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .expected_items(digests.len())
-        .unwrap();
-    for &d in digests {
-        f.insert_digest(d).unwrap();
-    }
-    f
-}
-
 fn bench(c: &mut Criterion) {
+    if static_filters::icount() {
+        return;
+    }
     for n in [1_000_000usize, 10_000_000] {
-        let keys = common::keys(n);
-        let key = HashKey::from_seed(1);
-        let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
-        let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+        let (keys, key, members, others) = static_filters::digests(n);
 
         // Setup lines, with each subject's peak construction memory.
         let (f8, p) = peak(|| ours(&members, 0.01, key));
-        report(n, "approxset-fuse-8", f8.memory_bytes(), p, |i, hit| {
-            f8.contains_digest(if hit { members[i] } else { others[i] })
-        });
+        report(
+            n,
+            "approxset-fuse-8",
+            f8.memory_bytes(),
+            Some(p),
+            |i, hit| f8.contains_digest(if hit { members[i] } else { others[i] }),
+        );
         let (f16, p) = peak(|| ours(&members, 1e-4, key));
-        report(n, "approxset-fuse-16", f16.memory_bytes(), p, |i, hit| {
-            f16.contains_digest(if hit { members[i] } else { others[i] })
-        });
+        report(
+            n,
+            "approxset-fuse-16",
+            f16.memory_bytes(),
+            Some(p),
+            |i, hit| f16.contains_digest(if hit { members[i] } else { others[i] }),
+        );
         let (x8, p) = peak(|| BinaryFuse8::try_from(&keys.members).unwrap());
-        report(n, "xorf-BinaryFuse8", x8.fingerprints.len(), p, |i, hit| {
-            x8.contains(if hit {
-                &keys.members[i]
-            } else {
-                &keys.others[i]
-            })
-        });
+        report(
+            n,
+            "xorf-BinaryFuse8",
+            x8.fingerprints.len(),
+            Some(p),
+            |i, hit| {
+                x8.contains(if hit {
+                    &keys.members[i]
+                } else {
+                    &keys.others[i]
+                })
+            },
+        );
         let (x16, p) = peak(|| BinaryFuse16::try_from(&keys.members).unwrap());
         report(
             n,
             "xorf-BinaryFuse16",
             x16.fingerprints.len() * 2,
-            p,
+            Some(p),
             |i, hit| {
                 x16.contains(if hit {
                     &keys.members[i]
@@ -165,9 +151,13 @@ fn bench(c: &mut Criterion) {
             },
         );
         let (cl, p) = peak(|| classic(&members, 0.01, key));
-        report(n, "approxset-classic-1%", cl.memory_bytes(), p, |i, hit| {
-            cl.contains_digest(if hit { members[i] } else { others[i] })
-        });
+        report(
+            n,
+            "approxset-classic-1%",
+            cl.memory_bytes(),
+            Some(p),
+            |i, hit| cl.contains_digest(if hit { members[i] } else { others[i] }),
+        );
 
         let mut group = c.benchmark_group(format!("build n={n}"));
         group.sample_size(10);

@@ -13,78 +13,54 @@
 //!
 //! Run with `cargo bench -p approxset-benches --bench ribbon -- --warm-up-time 1
 //! --measurement-time 3 --sample-size 10` (`'n=1000000/'` for one size).
+//!
+//! Instruction counts (no timing): with `STATIC_ICOUNT=MODE` set the binary
+//! counts MODE's lookups instead (`common/static_filters.rs`, `icount`).
 
 #[allow(dead_code)] // only `keys` and `step` are used here
 mod common;
+#[path = "common/static_filters.rs"]
+mod static_filters;
 
 use std::hint::black_box;
 
-use approxset::{BinaryFuseFilter, BloomFilter, Digest, HashKey, RibbonFilter};
+use approxset::Digest;
 use common::step;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use static_filters::{classic, fuse, report, ribbon};
 
-fn ribbon(digests: &[Digest], fp: f64, key: HashKey) -> RibbonFilter {
-    RibbonFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .build_digests(digests)
-        .unwrap()
-}
-
-fn fuse(digests: &[Digest], fp: f64, key: HashKey) -> BinaryFuseFilter {
-    BinaryFuseFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .build_digests(digests)
-        .unwrap()
-}
-
-fn classic(digests: &[Digest], fp: f64, key: HashKey) -> BloomFilter {
-    let mut f = BloomFilter::with_fp_rate(fp)
-        .hash_key(key)
-        .expected_items(digests.len())
-        .unwrap();
-    for &d in digests {
-        f.insert_digest(d).unwrap();
-    }
-    f
-}
-
-/// One subject's setup line: bits per key, measured rate, false negatives.
-fn report(n: usize, name: &str, bytes: usize, has: impl Fn(usize, bool) -> bool) {
-    let missing = (0..n).filter(|&i| !has(i, true)).count();
-    let probes = n.min(1_000_000);
-    let fp = (0..probes).filter(|&i| has(i, false)).count();
-    eprintln!(
-        "n={n} {name}: {:.3} bits/key, measured fp {:.5} over {probes} fresh keys, \
-         {missing} false negatives",
-        bytes as f64 * 8.0 / n as f64,
-        fp as f64 / probes as f64,
-    );
-}
+/// A subject's lookup of a digest.
+type Lookup<'a> = dyn Fn(Digest) -> bool + 'a;
 
 fn bench(c: &mut Criterion) {
+    if static_filters::icount() {
+        return;
+    }
     for n in [1_000_000usize, 10_000_000] {
-        let keys = common::keys(n);
-        let key = HashKey::from_seed(1);
-        let members: Vec<Digest> = keys.members.iter().map(|k| key.digest(k)).collect();
-        let others: Vec<Digest> = keys.others.iter().map(|k| key.digest(k)).collect();
+        let (_, key, members, others) = static_filters::digests(n);
 
         let r1 = ribbon(&members, 0.01, key);
         let r01 = ribbon(&members, 0.001, key);
         let f8 = fuse(&members, 0.01, key);
         let cl = classic(&members, 0.01, key);
         let pick = |i: usize, hit: bool| if hit { members[i] } else { others[i] };
-        report(n, "approxset-ribbon-1%", r1.memory_bytes(), |i, h| {
-            r1.contains_digest(pick(i, h))
-        });
-        report(n, "approxset-ribbon-0.1%", r01.memory_bytes(), |i, h| {
-            r01.contains_digest(pick(i, h))
-        });
-        report(n, "approxset-fuse-8", f8.memory_bytes(), |i, h| {
-            f8.contains_digest(pick(i, h))
-        });
-        report(n, "approxset-classic-1%", cl.memory_bytes(), |i, h| {
-            cl.contains_digest(pick(i, h))
-        });
+        let subjects: [(&str, usize, &Lookup); 4] = [
+            ("approxset-ribbon-1%", r1.memory_bytes(), &|d| {
+                r1.contains_digest(d)
+            }),
+            ("approxset-ribbon-0.1%", r01.memory_bytes(), &|d| {
+                r01.contains_digest(d)
+            }),
+            ("approxset-fuse-8", f8.memory_bytes(), &|d| {
+                f8.contains_digest(d)
+            }),
+            ("approxset-classic-1%", cl.memory_bytes(), &|d| {
+                cl.contains_digest(d)
+            }),
+        ];
+        for (name, bytes, has) in subjects {
+            report(n, name, bytes, None, |i, h| has(pick(i, h)));
+        }
 
         let mut group = c.benchmark_group(format!("build n={n}"));
         group.sample_size(10);

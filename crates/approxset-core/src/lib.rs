@@ -50,6 +50,7 @@ mod outcome;
 pub mod serde_support;
 pub mod sharded;
 pub mod sizing;
+pub mod static_filter;
 mod traits;
 mod value;
 

@@ -15,9 +15,9 @@
 //! `docs/design.md`). The reference code keeps the queue, the stack and the
 //! bucketed hashes apart (about 23.6 bytes per key).
 
-use approxset_core::hash::splitmix64;
 use approxset_core::sizing::check_memory;
-use approxset_core::{Digest, Error, HashKey, Result};
+use approxset_core::static_filter::{Seeds, dedup};
+use approxset_core::{Error, Result};
 
 use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
@@ -47,38 +47,9 @@ pub(crate) fn fuse_hash(h1: u64, seed: u64) -> u64 {
     h
 }
 
-/// The keys of a construction, as the 64-bit values [`fuse_hash`] mixes:
-/// a digest's `h1`, or a value already reduced to it.
-pub(crate) trait Keys {
-    /// Number of keys, repeats included.
-    fn count(&self) -> usize;
-    /// Calls `f` with every key's value, in order.
-    fn each(&self, f: impl FnMut(u64));
-}
-
-impl Keys for [Digest] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn each(&self, mut f: impl FnMut(u64)) {
-        for d in self {
-            f(d.h1());
-        }
-    }
-}
-
-impl Keys for [u64] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn each(&self, mut f: impl FnMut(u64)) {
-        for &v in self {
-            f(v);
-        }
-    }
-}
+/// The keys of a construction, as the 64-bit values [`fuse_hash`] mixes
+/// (the static filters' shared trait).
+pub(crate) use approxset_core::static_filter::StaticKeys as Keys;
 
 /// How to build: attempts, memory cap and (for tests) a fixed layout.
 #[derive(Clone, Copy, Debug)]
@@ -126,19 +97,15 @@ pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
     seed_state: u64,
     settings: Settings,
 ) -> Result<Built<F>> {
-    let mut rng = seed_state;
     let mut layout = settings.layout_for(keys.count())?;
     let mut scratch = Scratch::<F>::new(layout, keys.count(), settings.max_bytes)?;
     let mut distinct: Option<Vec<u64>> = None;
     let total = settings.attempts.saturating_add(settings.fallback);
-    for attempt in 0..total {
-        if attempt == settings.attempts {
-            // Every seed derived from the hash key failed: whoever knows
-            // the key can make that happen (one pair of keys sharing three
-            // cells per seed). Seeds nobody can predict end it.
-            rng = HashKey::random().to_parts().0;
-        }
-        let seed = splitmix64(&mut rng);
+    // When every seed derived from the hash key failed (whoever knows the
+    // key can make that happen: one pair of keys sharing three cells per
+    // seed), seeds nobody can predict end it.
+    let seeds = Seeds::new(seed_state, settings.attempts, settings.fallback);
+    for (attempt, seed) in (0u32..).zip(seeds) {
         let this = if attempt % 2 == 1 {
             layout.halved().unwrap_or(layout)
         } else {
@@ -205,26 +172,6 @@ pub(crate) fn build<F: Fingerprint, K: Keys + ?Sized>(
         attempts: total,
         items: distinct.map_or(keys.count(), |d| d.len()),
     })
-}
-
-/// The distinct key values, sorted.
-fn dedup<K: Keys + ?Sized>(keys: &K) -> Result<Vec<u64>> {
-    let mut out = try_zeroed::<u64>(0, keys.count())?;
-    keys.each(|v| out.push(v));
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
-}
-
-/// A vector of `len` default values with room for `capacity`, allocated
-/// fallibly.
-fn try_zeroed<T: Default + Clone>(len: usize, capacity: usize) -> Result<Vec<T>> {
-    let bytes = capacity.saturating_mul(std::mem::size_of::<T>());
-    let mut v = Vec::new();
-    v.try_reserve_exact(capacity.max(len))
-        .map_err(|_| Error::AllocationFailed { bytes })?;
-    v.resize(len, T::default());
-    Ok(v)
 }
 
 /// What one seed gave.

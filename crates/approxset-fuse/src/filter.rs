@@ -48,32 +48,11 @@ pub struct BinaryFuseFilter {
     pub(crate) len: usize,
 }
 
-/// A binary fuse filter read in place from a saved filter's bytes (a
-/// `Vec`, a memory map, a block of a larger file), at any alignment:
-/// [`BinaryFuseFilter::view`] opens it in time independent of its size,
-/// and it answers as the filter it was saved from, with the same code.
-///
-/// ```
-/// # extern crate approxset_fuse as approxset;
-/// use approxset::BinaryFuseFilter;
-///
-/// let filter = BinaryFuseFilter::build(["alice", "bob"], 0.01)?;
-/// let saved = filter.to_bytes()?;
-/// let view = BinaryFuseFilter::view(&saved)?;
-/// assert!(view.contains("alice") && view.contains("bob"));
-/// assert_eq!(view.into_owned(), filter);
-/// # Ok::<(), approxset_fuse::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq)]
-pub struct BinaryFuseFilterView<'a> {
-    /// The whole saved filter, for `verify` and `as_bytes`.
-    pub(crate) file: &'a [u8],
-    pub(crate) cells: CellsView<'a>,
-    pub(crate) layout: Layout,
-    pub(crate) seed: u64,
-    pub(crate) key: HashKey,
-    pub(crate) len: usize,
-}
+approxset_core::static_filter_view!(
+    BinaryFuseFilterView of BinaryFuseFilter in "approxset_fuse",
+    cells: CellsView<'a>,
+    layout: Layout,
+);
 
 /// Whether the key of fuse hash `hash` may be in `cells`: three reads,
 /// XOR, compare.
@@ -153,42 +132,14 @@ macro_rules! fuse_methods {
                 .contains_all(self.layout, self.seed, digests, out);
         }
 
-        /// The filter's hash key.
-        pub fn hash_key(&self) -> HashKey {
-            self.key
-        }
-
-        /// The distinct keys it holds (keys are told apart by their digest's
-        /// first 64 bits, so two keys in about 2⁶⁵/n² count once).
-        pub fn len(&self) -> usize {
-            self.len
-        }
-
-        /// Whether it holds no key.
-        pub fn is_empty(&self) -> bool {
-            self.len == 0
-        }
-
-        /// The keys it holds, [`len`](Self::len): a static filter holds
-        /// exactly what it was built from.
-        pub fn capacity(&self) -> usize {
-            self.len
-        }
+        approxset_core::static_filter_methods!(
+            seed = "The construction seed that peeled (stored in the file; distinct from the hash key)."
+        );
 
         /// The false-positive rate it gives, 2⁻ᶠ for `f`-bit fingerprints: at
         /// most the target it was built for (which is not stored).
         pub fn fp_rate(&self) -> f64 {
             (-f64::from(self.fingerprint_bits())).exp2()
-        }
-
-        /// The false-positive rate, 2⁻ᶠ: it does not depend on the keys.
-        pub fn estimated_fp_rate(&self) -> f64 {
-            self.fp_rate()
-        }
-
-        /// The distinct keys it holds, exactly [`len`](Self::len).
-        pub fn estimated_items(&self) -> f64 {
-            self.len as f64
         }
 
         /// Bytes of the fingerprint array: `(c + 2)·L` cells of `f / 8` bytes.
@@ -215,17 +166,6 @@ macro_rules! fuse_methods {
         /// Cells of the array, `(c + 2)·L`.
         pub fn array_len(&self) -> usize {
             self.layout.array_len()
-        }
-
-        /// The construction seed that peeled (stored in the file; distinct
-        /// from the hash key).
-        pub fn seed(&self) -> u64 {
-            self.seed
-        }
-
-        /// Bits of the array per distinct key (infinite when empty).
-        pub fn bits_per_key(&self) -> f64 {
-            self.memory_bytes() as f64 * 8.0 / self.len as f64
         }
 
         /// The parameters by name: `fingerprint_bits`, `segment_length`,

@@ -2,7 +2,8 @@
 //! `approxset_core::format` (tag 8, version 3), and the checks a loaded
 //! filter passes.
 
-use approxset_core::format::{Reader, Writer, tag, verify_checksum};
+use approxset_core::format::{Reader, tag};
+use approxset_core::static_filter::{Saved, SavedHead};
 use approxset_core::{Error, HashKey, Result};
 
 use crate::BinaryFuseFilter;
@@ -15,154 +16,60 @@ pub(crate) const FORMAT_VERSION: u16 = 3;
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl BinaryFuseFilter {
-    /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
-    /// field checked against the others (so a loaded filter cannot panic
-    /// or read out of bounds) and nothing larger than the input allocated.
-    ///
-    /// # Errors
-    /// The envelope errors of `approxset_core::format::Reader::open`,
-    /// [`Error::WrongVariant`], and [`Error::Corrupt`] for a version before
-    /// 3, a width other than 8, 16, 32, a nonzero reserved field, a
-    /// segment length that is not a power of two up to 2¹⁸, no segments,
-    /// an array length other than `(c + 2)·L` or past 2³² − 1 cells, more
-    /// keys than cells, or a payload of the wrong size.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let saved = Saved::read(Reader::open_variant(bytes, tag::FUSE)?)?;
-        Ok(BinaryFuseFilter {
-            cells: Cells::from_le(saved.bits, saved.payload),
-            layout: saved.layout,
-            seed: saved.seed,
-            key: saved.key,
-            len: saved.len,
-        })
-    }
-
-    /// A view of a saved filter, answering from `bytes` where they lie (at
-    /// any alignment): every check of [`from_bytes`](Self::from_bytes) but
-    /// the checksum, in time independent of the filter's size. For a file
-    /// this process wrote or one already verified; otherwise
-    /// [`view_verified`](Self::view_verified), or
-    /// [`verify`](BinaryFuseFilterView::verify) once.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes), but for
-    /// [`Error::ChecksumMismatch`].
-    pub fn view(bytes: &[u8]) -> Result<BinaryFuseFilterView<'_>> {
-        let saved = Saved::read(Reader::open_variant_unverified(bytes, tag::FUSE)?)?;
-        Ok(BinaryFuseFilterView {
-            file: bytes,
-            cells: CellsView::new(saved.bits, saved.payload),
-            layout: saved.layout,
-            seed: saved.seed,
-            key: saved.key,
-            len: saved.len,
-        })
-    }
-
-    /// [`view`](Self::view) after every check of
-    /// [`from_bytes`](Self::from_bytes), the checksum included (one read of
-    /// every byte): for bytes from elsewhere.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes).
-    pub fn view_verified(bytes: &[u8]) -> Result<BinaryFuseFilterView<'_>> {
-        Reader::open_variant(bytes, tag::FUSE)?;
-        Self::view(bytes)
-    }
-
-    approxset_core::stream_methods!();
+    approxset_core::static_view_methods!(
+        filter,
+        BinaryFuseFilterView,
+        tag = tag::FUSE,
+        head = ("fuse", FORMAT_VERSION, ["fingerprint bits", "reserved"]),
+        read = read,
+        errors = "The envelope errors of `approxset_core::format::Reader::open`, \
+            [`Error::WrongVariant`], and [`Error::Corrupt`] for a version before 3, a \
+            width other than 8, 16, 32, a nonzero reserved field, a segment length that \
+            is not a power of two up to 2¹⁸, no segments, an array length other than \
+            `(c + 2)·L` or past 2³² − 1 cells, more keys than cells, or a payload of the \
+            wrong size.",
+        cells = |saved| Cells::from_le(saved.fields[0], saved.payload),
+        CellsView::new(saved.fields[0], saved.payload),
+    );
 }
 
 impl<'a> BinaryFuseFilterView<'a> {
-    /// The check [`BinaryFuseFilter::view`] leaves out, the checksum (the
-    /// fuse filter has no other that reads the whole payload).
-    ///
-    /// # Errors
-    /// [`Error::ChecksumMismatch`].
-    pub fn verify(&self) -> Result<()> {
-        verify_checksum(self.file)
-    }
-
-    /// The saved filter the view reads, as it was given.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.file
-    }
-
-    /// The owned filter of the same cells (a copy of the array).
-    pub fn into_owned(self) -> BinaryFuseFilter {
-        BinaryFuseFilter {
-            cells: self.cells.to_cells(),
-            layout: self.layout,
-            seed: self.seed,
-            key: self.key,
-            len: self.len,
-        }
-    }
+    approxset_core::static_view_methods!(view, BinaryFuseFilter, cells = |v| v.cells.to_cells());
 }
 
-/// A saved filter's fields, every one checked against the others, and its
-/// payload (the fingerprints' bytes) where it lies.
-struct Saved<'a> {
-    key: HashKey,
-    bits: u32,
-    seed: u64,
-    layout: Layout,
-    len: usize,
-    payload: &'a [u8],
-}
-
-impl<'a> Saved<'a> {
-    /// Reads and checks the parameters and the payload's size from `r`,
-    /// opened with or without its checksum; the one home of the checks of
-    /// both [`BinaryFuseFilter::from_bytes`] and [`BinaryFuseFilter::view`].
-    fn read(mut r: Reader<'a>) -> Result<Self> {
-        if r.version() < FORMAT_VERSION {
-            return Err(Error::corrupt(format!(
-                "a fuse filter in a version-{} file: the variant is new in version {FORMAT_VERSION}",
-                r.version()
-            )));
-        }
-        let key = r.key();
-        let bits = r.u32("fingerprint bits")?;
-        let reserved = r.u32("reserved")?;
-        let seed = r.u64("seed")?;
-        let segment_length = r.u32("segment length")?;
-        let segment_count = r.u32("segment count")?;
-        let array_len = r.u64("array length")?;
-        let len = r.u64("len")?;
-        if ![8, 16, 32].contains(&bits) {
-            return Err(Error::corrupt(format!(
-                "fingerprint width {bits} is not 8, 16 or 32"
-            )));
-        }
-        if reserved != 0 {
-            return Err(Error::corrupt(format!(
-                "reserved field is {reserved}, not 0"
-            )));
-        }
-        let layout = Layout::new(segment_length, segment_count)?;
-        if array_len != layout.array_len_u64() {
-            return Err(Error::corrupt(format!(
-                "array length {array_len} is not ({segment_count} + 2) segments of {segment_length}"
-            )));
-        }
-        if len > array_len {
-            return Err(Error::corrupt(format!(
-                "{len} keys in {array_len} cells: each key peels from a cell of its own"
-            )));
-        }
-        // At most 2³² − 1 cells of 4 bytes: no overflow.
-        let payload = r.bytes_padded(array_len * u64::from(bits / 8), "fingerprints")?;
-        r.finish()?;
-        Ok(Saved {
-            key,
-            bits,
-            seed,
-            layout,
-            len: len as usize,
-            payload,
-        })
+/// The fields past the head, checked with the head's (width, reserved
+/// field, segments, array length, keys) and the fingerprints' bytes: the
+/// one home of the checks of loading and viewing.
+fn read(head: SavedHead, mut r: Reader<'_>) -> Result<Saved<'_, Layout>> {
+    let [bits, reserved] = head.fields;
+    let segment_length = r.u32("segment length")?;
+    let segment_count = r.u32("segment count")?;
+    let array_len = r.u64("array length")?;
+    let len = r.u64("len")?;
+    if ![8, 16, 32].contains(&bits) {
+        return Err(Error::corrupt(format!(
+            "fingerprint width {bits} is not 8, 16 or 32"
+        )));
     }
+    if reserved != 0 {
+        return Err(Error::corrupt(format!(
+            "reserved field is {reserved}, not 0"
+        )));
+    }
+    let layout = Layout::new(segment_length, segment_count)?;
+    if array_len != layout.array_len_u64() {
+        return Err(Error::corrupt(format!(
+            "array length {array_len} is not ({segment_count} + 2) segments of {segment_length}"
+        )));
+    }
+    if len > array_len {
+        return Err(Error::corrupt(format!(
+            "{len} keys in {array_len} cells: each key peels from a cell of its own"
+        )));
+    }
+    // At most 2³² − 1 cells of 4 bytes: no overflow.
+    let bytes = array_len * u64::from(bits / 8);
+    head.finish(r, layout, len as usize, bytes, "fingerprints")
 }
 
 /// The saved form of a filter of these fields and cells (`cells` its
@@ -175,12 +82,13 @@ pub(crate) fn write(
     bits: u32,
     cells: &[u8],
 ) -> Vec<u8> {
-    let mut w = Writer::new(tag::FUSE, key, cells.len() + 48);
-    w.require_version(FORMAT_VERSION)
-        .u32(bits)
-        .u32(0)
-        .u64(seed)
-        .u32(layout.segment_length())
+    let mut w = SavedHead {
+        key,
+        fields: [bits, 0],
+        seed,
+    }
+    .writer(tag::FUSE, FORMAT_VERSION, cells.len() + 48);
+    w.u32(layout.segment_length())
         .u32(layout.segment_count())
         .u64(layout.array_len_u64())
         .u64(len as u64)

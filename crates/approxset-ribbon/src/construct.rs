@@ -14,9 +14,9 @@
 //! planned size much larger than the distinct keys need, the filter is
 //! banded again at the size for those.
 
-use approxset_core::hash::splitmix64;
 use approxset_core::sizing::check_memory;
-use approxset_core::{Digest, Error, Result};
+use approxset_core::static_filter::{Seeds, try_vec};
+use approxset_core::{Error, Result};
 
 use crate::layout::{Layout, blocks_for};
 use crate::ribbon::{Added, Band, ribbon_hash, row};
@@ -27,38 +27,9 @@ use crate::ribbon::{Added, Band, ribbon_hash, row};
 /// blocks, so even the unluckiest construction succeeds long before.
 pub const MAX_ATTEMPTS: u32 = 64;
 
-/// The keys of a construction, as the 64-bit values [`ribbon_hash`] mixes:
-/// a digest's `h1`, or a value already reduced to it.
-pub(crate) trait Keys {
-    /// Number of keys, repeats included.
-    fn count(&self) -> usize;
-    /// Calls `f` with every key's value, in order.
-    fn each(&self, f: impl FnMut(u64));
-}
-
-impl Keys for [Digest] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn each(&self, mut f: impl FnMut(u64)) {
-        for d in self {
-            f(d.h1());
-        }
-    }
-}
-
-impl Keys for [u64] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn each(&self, mut f: impl FnMut(u64)) {
-        for &v in self {
-            f(v);
-        }
-    }
-}
+/// The keys of a construction, as the 64-bit values [`ribbon_hash`] mixes
+/// (the static filters' shared trait).
+pub(crate) use approxset_core::static_filter::StaticKeys as Keys;
 
 /// How to build: target rate, attempts, memory cap and (for tests) a
 /// fixed number of blocks.
@@ -91,14 +62,12 @@ pub(crate) fn build<K: Keys + ?Sized>(
     settings: Settings,
 ) -> Result<Built> {
     let n = keys.count();
-    let mut rng = seed_state;
     let mut blocks = settings.blocks.unwrap_or_else(|| blocks_for(n));
     let mut resized = settings.blocks.is_some();
     let mut failures_here = 0;
     let mut band = Band::default();
-    let mut hashes = try_vec(n)?;
-    for _ in 0..settings.attempts {
-        let seed = splitmix64(&mut rng);
+    let mut hashes = try_vec::<u64>(n, n)?;
+    for seed in Seeds::new(seed_state, settings.attempts, 0) {
         let layout = Layout::for_rate(blocks, settings.fp_rate)?;
         check_memory(layout.words() as u128 * 16, settings.max_bytes)?;
         // The band: 20 bytes a slot, checked against the address space.
@@ -171,15 +140,4 @@ fn order_by_start<K: Keys + ?Sized>(keys: &K, seed: u64, out: &mut [u64]) {
         out[next[b]] = h;
         next[b] += 1;
     });
-}
-
-/// A zeroed vector of `len` values, allocated fallibly.
-fn try_vec(len: usize) -> Result<Vec<u64>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| Error::AllocationFailed {
-            bytes: len.saturating_mul(8),
-        })?;
-    v.resize(len, 0);
-    Ok(v)
 }

@@ -47,32 +47,11 @@ pub struct RibbonFilter {
     pub(crate) len: usize,
 }
 
-/// A Ribbon filter read in place from a saved filter's bytes (a `Vec`, a
-/// memory map, a block of a larger file), at any alignment:
-/// [`RibbonFilter::view`] opens it in time independent of its size, and it
-/// answers as the filter it was saved from, with the same code.
-///
-/// ```
-/// # extern crate approxset_ribbon as approxset;
-/// use approxset::RibbonFilter;
-///
-/// let filter = RibbonFilter::build(["alice", "bob"], 0.01)?;
-/// let saved = filter.to_bytes()?;
-/// let view = RibbonFilter::view(&saved)?;
-/// assert!(view.contains("alice") && view.contains("bob"));
-/// assert_eq!(view.into_owned(), filter);
-/// # Ok::<(), approxset_ribbon::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq)]
-pub struct RibbonFilterView<'a> {
-    /// The whole saved filter, for `verify` and `as_bytes`.
-    pub(crate) file: &'a [u8],
-    pub(crate) solution: SolutionBytes<'a>,
-    pub(crate) layout: Layout,
-    pub(crate) seed: u64,
-    pub(crate) key: HashKey,
-    pub(crate) len: usize,
-}
+approxset_core::static_filter_view!(
+    RibbonFilterView of RibbonFilter in "approxset_ribbon",
+    solution: SolutionBytes<'a>,
+    layout: Layout,
+);
 
 /// The solution's words as little-endian bytes.
 pub(crate) fn solution_le(words: &[u128]) -> Vec<u8> {
@@ -107,27 +86,9 @@ macro_rules! ribbon_methods {
             );
         }
 
-        /// The filter's hash key.
-        pub fn hash_key(&self) -> HashKey {
-            self.key
-        }
-
-        /// The distinct keys it holds (keys are told apart by their digest's
-        /// first 64 bits, so two keys in about 2⁶⁵/n² count once).
-        pub fn len(&self) -> usize {
-            self.len
-        }
-
-        /// Whether it holds no key.
-        pub fn is_empty(&self) -> bool {
-            self.len == 0
-        }
-
-        /// The keys it holds, [`len`](Self::len): a static filter holds
-        /// exactly what it was built from.
-        pub fn capacity(&self) -> usize {
-            self.len
-        }
+        approxset_core::static_filter_methods!(
+            seed = "The construction seed that solved (stored in the file; distinct from the hash key)."
+        );
 
         /// The false-positive rate it gives: `2⁻ʳ` for keys whose equation
         /// starts in a lower block, `2⁻⁽ʳ⁺¹⁾` in an upper one, weighted by
@@ -135,17 +96,6 @@ macro_rules! ribbon_methods {
         /// stored), and 0 when empty.
         pub fn fp_rate(&self) -> f64 {
             self.layout.expected_fp()
-        }
-
-        /// The false-positive rate, [`fp_rate`](Self::fp_rate): it does not
-        /// depend on the keys.
-        pub fn estimated_fp_rate(&self) -> f64 {
-            self.fp_rate()
-        }
-
-        /// The distinct keys it holds, exactly [`len`](Self::len).
-        pub fn estimated_items(&self) -> f64 {
-            self.len as f64
         }
 
         /// Bytes of the solution: 16 per column of every block.
@@ -176,17 +126,6 @@ macro_rules! ribbon_methods {
         /// Bits of the coefficient rows, 128.
         pub fn coefficient_bits(&self) -> u32 {
             COEFFICIENT_BITS
-        }
-
-        /// The construction seed that solved (stored in the file; distinct
-        /// from the hash key).
-        pub fn seed(&self) -> u64 {
-            self.seed
-        }
-
-        /// Bits of the solution per distinct key (infinite when empty).
-        pub fn bits_per_key(&self) -> f64 {
-            self.memory_bytes() as f64 * 8.0 / self.len as f64
         }
 
         /// The parameters by name: `coefficient_bits`, `blocks`, `slots`,

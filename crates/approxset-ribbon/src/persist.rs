@@ -2,7 +2,8 @@
 //! `approxset_core::format` (tag 11, version 3), and the checks a loaded
 //! filter passes.
 
-use approxset_core::format::{Reader, Writer, tag, verify_checksum};
+use approxset_core::format::{Reader, tag};
+use approxset_core::static_filter::{Saved, SavedHead};
 use approxset_core::{Error, HashKey, Result};
 
 use crate::RibbonFilter;
@@ -15,160 +16,58 @@ pub(crate) const FORMAT_VERSION: u16 = 3;
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl RibbonFilter {
-    /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
-    /// field checked against the others (so a loaded filter cannot panic
-    /// or read out of bounds) and nothing larger than the input allocated.
-    ///
-    /// # Errors
-    /// The envelope errors of `approxset_core::format::Reader::open`,
-    /// [`Error::WrongVariant`], and [`Error::Corrupt`] for a version before
-    /// 3, coefficient rows other than 128 bits, more than 2³² − 1 blocks,
-    /// blocks of more than 32 columns, an upper start past the blocks,
-    /// columns in an empty filter, more keys than slots, keys without
-    /// blocks or blocks without keys, or a payload of the wrong size.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let saved = Saved::read(Reader::open_variant(bytes, tag::RIBBON)?)?;
-        let solution = saved
-            .payload
-            .chunks_exact(16)
-            .map(|c| {
-                let mut b = [0u8; 16];
-                b.copy_from_slice(c);
-                u128::from_le_bytes(b)
-            })
-            .collect();
-        Ok(RibbonFilter {
-            solution,
-            layout: saved.layout,
-            seed: saved.seed,
-            key: saved.key,
-            len: saved.len,
-        })
-    }
-
-    /// A view of a saved filter, answering from `bytes` where they lie (at
-    /// any alignment): every check of [`from_bytes`](Self::from_bytes) but
-    /// the checksum, in time independent of the filter's size. For a file
-    /// this process wrote or one already verified; otherwise
-    /// [`view_verified`](Self::view_verified), or
-    /// [`verify`](RibbonFilterView::verify) once.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes), but for
-    /// [`Error::ChecksumMismatch`].
-    pub fn view(bytes: &[u8]) -> Result<RibbonFilterView<'_>> {
-        let saved = Saved::read(Reader::open_variant_unverified(bytes, tag::RIBBON)?)?;
-        Ok(RibbonFilterView {
-            file: bytes,
-            solution: SolutionBytes(saved.payload),
-            layout: saved.layout,
-            seed: saved.seed,
-            key: saved.key,
-            len: saved.len,
-        })
-    }
-
-    /// [`view`](Self::view) after every check of
-    /// [`from_bytes`](Self::from_bytes), the checksum included (one read of
-    /// every byte): for bytes from elsewhere.
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes).
-    pub fn view_verified(bytes: &[u8]) -> Result<RibbonFilterView<'_>> {
-        Reader::open_variant(bytes, tag::RIBBON)?;
-        Self::view(bytes)
-    }
-
-    approxset_core::stream_methods!();
+    approxset_core::static_view_methods!(
+        filter,
+        RibbonFilterView,
+        tag = tag::RIBBON,
+        head = (
+            "ribbon",
+            FORMAT_VERSION,
+            ["coefficient bits", "lower columns"]
+        ),
+        read = read,
+        errors = "The envelope errors of `approxset_core::format::Reader::open`, \
+            [`Error::WrongVariant`], and [`Error::Corrupt`] for a version before 3, \
+            coefficient rows other than 128 bits, more than 2³² − 1 blocks, blocks of \
+            more than 32 columns, an upper start past the blocks, columns in an empty \
+            filter, more keys than slots, keys without blocks or blocks without keys, or \
+            a payload of the wrong size.",
+        solution = |saved| SolutionBytes(saved.payload).words(),
+        SolutionBytes(saved.payload),
+    );
 }
 
 impl<'a> RibbonFilterView<'a> {
-    /// The check [`RibbonFilter::view`] leaves out, the checksum (the
-    /// Ribbon filter has no other that reads the whole payload).
-    ///
-    /// # Errors
-    /// [`Error::ChecksumMismatch`].
-    pub fn verify(&self) -> Result<()> {
-        verify_checksum(self.file)
-    }
-
-    /// The saved filter the view reads, as it was given.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.file
-    }
-
-    /// The owned filter of the same solution (a copy of the words).
-    pub fn into_owned(self) -> RibbonFilter {
-        use crate::ribbon::Solution;
-        RibbonFilter {
-            solution: (0..self.layout.words())
-                .map(|i| self.solution.word(i))
-                .collect(),
-            layout: self.layout,
-            seed: self.seed,
-            key: self.key,
-            len: self.len,
-        }
-    }
+    approxset_core::static_view_methods!(view, RibbonFilter, solution = |v| v.solution.words(),);
 }
 
-/// A saved filter's fields, every one checked against the others, and its
-/// payload (the solution's bytes) where it lies.
-struct Saved<'a> {
-    key: HashKey,
-    seed: u64,
-    layout: Layout,
-    len: usize,
-    payload: &'a [u8],
-}
-
-impl<'a> Saved<'a> {
-    /// Reads and checks the parameters and the payload's size from `r`,
-    /// opened with or without its checksum; the one home of the checks of
-    /// both [`RibbonFilter::from_bytes`] and [`RibbonFilter::view`].
-    fn read(mut r: Reader<'a>) -> Result<Self> {
-        if r.version() < FORMAT_VERSION {
-            return Err(Error::corrupt(format!(
-                "a ribbon filter in a version-{} file: the variant is new in version {FORMAT_VERSION}",
-                r.version()
-            )));
-        }
-        let key = r.key();
-        let coefficient_bits = r.u32("coefficient bits")?;
-        let lower = r.u32("lower columns")?;
-        let seed = r.u64("seed")?;
-        let blocks = r.u64("blocks")?;
-        let upper_start = r.u64("upper start")?;
-        let len = r.u64("len")?;
-        if coefficient_bits != COEFFICIENT_BITS {
-            return Err(Error::corrupt(format!(
-                "coefficient rows of {coefficient_bits} bits, not {COEFFICIENT_BITS}"
-            )));
-        }
-        let layout = Layout::new(blocks, lower, upper_start)?;
-        // At most 2³² − 1 blocks of 128 slots: no overflow.
-        let slots = blocks * u64::from(COEFFICIENT_BITS);
-        if len > slots {
-            return Err(Error::corrupt(format!(
-                "{len} keys in {slots} slots: each key takes a slot of its own"
-            )));
-        }
-        if (len == 0) != (blocks == 0) {
-            return Err(Error::corrupt(format!(
-                "{len} keys in {blocks} blocks: a filter has blocks exactly when it has keys"
-            )));
-        }
-        // At most 2³² − 1 blocks of 33 words of 16 bytes: no overflow.
-        let payload = r.bytes_padded(layout.words_u64() * 16, "solution")?;
-        r.finish()?;
-        Ok(Saved {
-            key,
-            seed,
-            layout,
-            len: len as usize,
-            payload,
-        })
+/// The layout, keys and solution bytes past the head, every field checked
+/// against the others (for `from_bytes` and `view` alike).
+fn read(head: SavedHead, mut r: Reader<'_>) -> Result<Saved<'_, Layout>> {
+    let [coefficient_bits, lower] = head.fields;
+    let blocks = r.u64("blocks")?;
+    let upper_start = r.u64("upper start")?;
+    let len = r.u64("len")?;
+    if coefficient_bits != COEFFICIENT_BITS {
+        return Err(Error::corrupt(format!(
+            "coefficient rows of {coefficient_bits} bits, not {COEFFICIENT_BITS}"
+        )));
     }
+    let layout = Layout::new(blocks, lower, upper_start)?;
+    // At most 2³² − 1 blocks of 128 slots: no overflow.
+    let slots = blocks * u64::from(COEFFICIENT_BITS);
+    if len > slots {
+        return Err(Error::corrupt(format!(
+            "{len} keys in {slots} slots: each key takes a slot of its own"
+        )));
+    }
+    if (len == 0) != (blocks == 0) {
+        return Err(Error::corrupt(format!(
+            "{len} keys in {blocks} blocks: a filter has blocks exactly when it has keys"
+        )));
+    }
+    // At most 2³² − 1 blocks of 33 words of 16 bytes: no overflow.
+    head.finish(r, layout, len as usize, layout.words_u64() * 16, "solution")
 }
 
 /// The saved form of a filter of these fields and solution (`solution`
@@ -180,12 +79,10 @@ pub(crate) fn write(
     len: usize,
     solution: &[u8],
 ) -> Vec<u8> {
-    let mut w = Writer::new(tag::RIBBON, key, solution.len() + 40);
-    w.require_version(FORMAT_VERSION)
-        .u32(COEFFICIENT_BITS)
-        .u32(layout.lower_columns())
-        .u64(seed)
-        .u64(layout.blocks() as u64)
+    let fields = [COEFFICIENT_BITS, layout.lower_columns()];
+    let mut w =
+        SavedHead { key, fields, seed }.writer(tag::RIBBON, FORMAT_VERSION, solution.len() + 40);
+    w.u64(layout.blocks() as u64)
         .u64(layout.upper_start() as u64)
         .u64(len as u64)
         .bytes_padded(solution);

@@ -85,9 +85,10 @@
 //! the start's block, `c >> (128 − off)` for the next), and for each
 //! column the parity of the two words ANDed with their halves: two 128-bit
 //! loads, four ANDs and a parity per column, from two adjacent blocks
-//! (`2·16·b` bytes, a few cache lines the prefetcher follows). A binary
-//! fuse filter reads three cells instead; `docs/design.md` has the
-//! measured ratio.
+//! (`2·16·b` bytes, a few cache lines the prefetcher follows). The last
+//! two columns are checked first: 3 non-keys in 4 are answered there. A
+//! binary fuse filter reads three cells instead; `docs/design.md` has the
+//! instruction counts and the measured ratio.
 
 use crate::layout::{Layout, W};
 
@@ -232,41 +233,78 @@ impl Band {
     }
 }
 
+/// The parity of a key's equation in one column: the column's word of the
+/// start's block ANDed with `here`, XOR the next block's ANDed with `next`,
+/// folded to 64 bits.
+#[inline(always)]
+fn column_parity(x: u128, y: u128, here: u128, next: u128) -> u32 {
+    parity((x & here) ^ (y & next))
+}
+
+/// Whether a key's computed result row over the column words of the
+/// start's block and the next block, pairwise, equals `expected` (the
+/// columns' low bits). The columns are taken from the last, each parity
+/// shifted in from the right (one `lea`, where bit `j` would take a
+/// variable shift), and the last two first: most non-keys (3 in 4) are
+/// answered after two columns.
+#[inline(always)]
+fn matches(pairs: impl PairsIter, here: u128, next: u128, expected: u32) -> bool {
+    let columns = pairs.len();
+    let mut pairs = pairs.rev();
+    let mut got = 0;
+    for (x, y) in pairs.by_ref().take(2) {
+        got = got << 1 | column_parity(x, y, here, next);
+    }
+    if got != expected >> columns.saturating_sub(2) {
+        return false;
+    }
+    for (x, y) in pairs {
+        got = got << 1 | column_parity(x, y, here, next);
+    }
+    got == expected
+}
+
+/// The pairs of words a lookup reads (see [`Solution::pairs`]).
+pub(crate) trait PairsIter:
+    DoubleEndedIterator<Item = (u128, u128)> + ExactSizeIterator
+{
+}
+
+impl<I: DoubleEndedIterator<Item = (u128, u128)> + ExactSizeIterator> PairsIter for I {}
+
 /// Read access to a solution's 128-bit words: the owned array, or a saved
 /// filter's bytes.
 pub(crate) trait Solution {
     /// Word `i` (in bounds for every index a checked layout gives).
+    #[cfg(test)]
     fn word(&self, i: usize) -> u128;
 
-    /// The parities of words `w0 + j` ANDed with `here` XOR words `w1 + j`
-    /// ANDed with `next`, bit `j` for `j < columns`: a key's computed
-    /// result row (see [`contains`]).
-    #[inline(always)]
-    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
-        let mut got = 0;
-        for j in 0..columns {
-            got |= parity((self.word(w0 + j) & here) ^ (self.word(w1 + j) & next)) << j;
-        }
-        got
-    }
+    /// The pairs (word `w0 + j`, word `w0 + columns + j`) for `j <
+    /// columns`: a key's words in the start's block and in the next block
+    /// (block `b + 1` starts `columns(b)` words after block `b`); without
+    /// `two_blocks`, the start's words twice (its `next` half is then 0).
+    fn pairs(&self, w0: usize, columns: usize, two_blocks: bool) -> impl PairsIter;
+}
+
+/// The words a lookup reads, `w0..w0 + columns` and, with `two_blocks`,
+/// the `columns` after them: one range, one bounds check.
+#[inline(always)]
+fn span(w0: usize, columns: usize, two_blocks: bool) -> std::ops::Range<usize> {
+    w0..w0 + columns + if two_blocks { columns } else { 0 }
 }
 
 impl Solution for [u128] {
-    #[inline(always)]
+    #[cfg(test)]
     fn word(&self, i: usize) -> u128 {
         self[i]
     }
 
-    /// Over two slices of `columns` words: one bounds check each, none in
-    /// the loop.
     #[inline(always)]
-    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
-        let (a, b) = (&self[w0..w0 + columns], &self[w1..w1 + columns]);
-        let mut got = 0;
-        for (j, (&x, &y)) in a.iter().zip(b).enumerate() {
-            got |= parity((x & here) ^ (y & next)) << j;
-        }
-        got
+    fn pairs(&self, w0: usize, columns: usize, two: bool) -> impl PairsIter {
+        let (a, rest) = self[span(w0, columns, two)].split_at(columns);
+        a.iter()
+            .zip(if two { rest } else { a })
+            .map(|(&x, &y)| (x, y))
     }
 }
 
@@ -283,22 +321,27 @@ fn le_word(bytes: &[u8]) -> u128 {
     u128::from_le_bytes(b)
 }
 
+impl SolutionBytes<'_> {
+    /// The words, copied out.
+    pub(crate) fn words(&self) -> Box<[u128]> {
+        self.0.chunks_exact(16).map(le_word).collect()
+    }
+}
+
 impl Solution for SolutionBytes<'_> {
-    #[inline(always)]
+    #[cfg(test)]
     fn word(&self, i: usize) -> u128 {
         le_word(&self.0[16 * i..16 * i + 16])
     }
 
-    /// Over two byte ranges of `columns` words: one bounds check each.
+    /// Over the bytes of the words, 16 a word.
     #[inline(always)]
-    fn result_row(&self, w0: usize, w1: usize, columns: usize, here: u128, next: u128) -> u32 {
-        let a = &self.0[16 * w0..16 * (w0 + columns)];
-        let b = &self.0[16 * w1..16 * (w1 + columns)];
-        let mut got = 0;
-        for (j, (x, y)) in a.chunks_exact(16).zip(b.chunks_exact(16)).enumerate() {
-            got |= parity((le_word(x) & here) ^ (le_word(y) & next)) << j;
-        }
-        got
+    fn pairs(&self, w0: usize, columns: usize, two: bool) -> impl PairsIter {
+        let words = span(w0, columns, two);
+        let (a, rest) = self.0[16 * words.start..16 * words.end].split_at(16 * columns);
+        let b = if two { rest } else { a };
+        let pairs = a.chunks_exact(16).zip(b.chunks_exact(16));
+        pairs.map(|(x, y)| (le_word(x), le_word(y)))
     }
 }
 
@@ -318,9 +361,14 @@ pub(crate) fn contains<S: Solution + ?Sized>(solution: &S, layout: &Layout, hash
     let here = row.coeffs << off;
     let next = (row.coeffs >> 1) >> (127 - off);
     let columns = layout.columns(block);
+    let expected = row.result & column_mask(columns);
     let w0 = layout.offset(block);
-    let w1 = layout.offset(block + usize::from(off != 0));
-    solution.result_row(w0, w1, columns as usize, here, next) == row.result & column_mask(columns)
+    matches(
+        solution.pairs(w0, columns as usize, off != 0),
+        here,
+        next,
+        expected,
+    )
 }
 
 #[cfg(test)]
@@ -427,20 +475,46 @@ mod tests {
 
     #[test]
     fn the_owned_and_byte_solutions_read_alike() {
-        let words = [1u128, u128::MAX, 0x0123_4567_89ab_cdef_0011_2233_4455_6677];
+        let words = [
+            1u128,
+            u128::MAX,
+            0x0123_4567_89ab_cdef_0011_2233_4455_6677,
+            6,
+        ];
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let view = SolutionBytes(&bytes);
         for (i, &w) in words.iter().enumerate() {
-            assert_eq!(SolutionBytes(&bytes).word(i), w);
+            assert_eq!(view.word(i), w);
             assert_eq!(words[..].word(i), w);
         }
-        let (here, next) = (0xF0F0_1234u128 << 70 | 5, u128::MAX >> 3);
-        for (w0, w1, columns) in [(0, 0, 3), (0, 1, 2), (1, 2, 1), (2, 2, 0)] {
+        // One block (`next` 0, as for a start on a block boundary) or two
+        // adjacent ones, the second `columns` words after the first.
+        for (w0, columns, two) in [
+            (0, 3, false),
+            (0, 1, true),
+            (0, 2, true),
+            (1, 1, true),
+            (2, 0, false),
+        ] {
+            let here = 0xF0F0_1234u128 << 70 | 5;
+            let next = if two { u128::MAX >> 3 } else { 0 };
+            let w1 = if two { w0 + columns } else { w0 };
             let by_word = (0..columns).fold(0u32, |acc, j| {
                 acc | parity((words[w0 + j] & here) ^ (words[w1 + j] & next)) << j
             });
-            assert_eq!(words[..].result_row(w0, w1, columns, here, next), by_word);
-            let view = SolutionBytes(&bytes);
-            assert_eq!(view.result_row(w0, w1, columns, here, next), by_word);
+            // The true row, then each bit of it wrong in turn.
+            for flip in 0..=columns {
+                let expected = if flip == 0 {
+                    by_word
+                } else {
+                    by_word ^ (1 << (flip - 1))
+                };
+                let want = flip == 0;
+                let owned = words[..].pairs(w0, columns, two);
+                assert_eq!(matches(owned, here, next, expected), want);
+                let saved = view.pairs(w0, columns, two);
+                assert_eq!(matches(saved, here, next, expected), want);
+            }
         }
     }
 }
