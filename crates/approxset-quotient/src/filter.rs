@@ -7,7 +7,8 @@ use approxset_core::{BuildOptions, Count, Digest, Error, HashKey, Key, Removal, 
 
 use crate::codec;
 use crate::sizing::{MIN_BITS, Plan, limit};
-use crate::table::{Scratch, Table};
+use crate::table::Table;
+use crate::update::Scratch;
 
 /// A counting quotient filter that grows and merges: an approximate
 /// multiset that **removes** items, **counts** them without a cap, and

@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod bits;
 mod check;
 mod codec;
 mod filter;
@@ -27,7 +28,9 @@ mod persist;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod sizing;
+mod shift;
 mod table;
+mod update;
 mod view;
 
 pub use approxset_core::{Count, Error, Removal, Result};

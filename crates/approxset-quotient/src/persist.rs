@@ -8,7 +8,8 @@ use approxset_core::{Error, HashKey, Result};
 use crate::QuotientFilter;
 use crate::filter::find;
 use crate::sizing::{MAX_BITS, MIN_BITS, Plan};
-use crate::table::{Scratch, Table, data_words, offset_words};
+use crate::table::{Table, data_words, offset_words};
+use crate::update::Scratch;
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl QuotientFilter {
