@@ -9,6 +9,12 @@
 //! `-- --warm-up-time 1 --measurement-time 3 --sample-size 10`. Each setup
 //! prints, on stderr, each filter's bits per key, measured false-positive
 //! rate over 10⁶ fresh keys, failed inserts and false negatives.
+//!
+//! For instruction counts (a noisy machine), `APPROXSET_ICOUNT=MODE` runs
+//! one operation over 10⁵ keys once, without criterion, to be counted
+//! under `valgrind --tool=cachegrind --cache-sim=no`: modes
+//! `{quotient,qfilter}-{fill,hit,miss,remove}`; subtract `-fill` from the
+//! others (they fill first) and divide by 10⁵.
 
 #[allow(dead_code)] // the Bloom filter builders are not used here
 mod common;
@@ -61,7 +67,50 @@ fn run<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &K
     group.finish();
 }
 
+/// The instruction-count run of `mode` (see the file's comment).
+fn icount(mode: &str) {
+    let keys = common::keys(100_000);
+    let (name, op) = mode.split_once('-').expect("MODE is FILTER-OP");
+    match name {
+        "quotient" => icount_op(
+            approxset::QuotientFilter::with_fp_rate(FP)
+                .seed(1)
+                .expected_items(keys.members.len())
+                .unwrap(),
+            op,
+            &keys,
+        ),
+        "qfilter" => icount_op(
+            Q(qfilter::Filter::new(keys.members.len() as u64, FP).unwrap()),
+            op,
+            &keys,
+        ),
+        _ => panic!("unknown filter {name}"),
+    }
+}
+
+fn icount_op<S: Subject>(mut f: S, op: &str, keys: &Keys) {
+    for k in &keys.members {
+        f.put(k);
+    }
+    let found = match op {
+        "fill" => 0,
+        "hit" => keys.members.iter().filter(|k| f.has(k)).count(),
+        "miss" => keys.others.iter().filter(|k| f.has(k)).count(),
+        "remove" => {
+            keys.members.iter().for_each(|k| f.del(k));
+            0
+        }
+        _ => panic!("unknown operation {op}"),
+    };
+    std::hint::black_box(found);
+}
+
 fn bench(c: &mut Criterion) {
+    if let Ok(mode) = std::env::var("APPROXSET_ICOUNT") {
+        icount(&mode);
+        std::process::exit(0);
+    }
     // APPROXSET_BENCH_N=1000000 limits the run to one size (the setup of
     // each size fills every filter, even when a filter skips its benches).
     let sizes: Vec<usize> = match std::env::var("APPROXSET_BENCH_N") {

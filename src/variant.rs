@@ -529,7 +529,7 @@ impl VariantBuilder {
     }
 
     /// Builds the filter for threads that insert, remove and look up at
-    /// once through `&self`: a [`Sharded`] counting or cuckoo filter, for
+    /// once through `&self`: a [`Sharded`] counting, cuckoo or quotient filter, for
     /// the threads given to [`shared`](Self::shared) (or else
     /// [`std::thread::available_parallelism`]).
     ///
@@ -576,12 +576,9 @@ impl VariantBuilder {
             Variant::Cuckoo => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
                 one.cuckoo(c, p)
             })?)),
-            // Its lookups would need a version per cluster, as the cuckoo
-            // shard has one, since updates shift runs: not yet built.
-            Variant::Quotient => Err(Error::Unsupported {
-                operation: "sharing between threads",
-                variant: self.variant.name(),
-            }),
+            Variant::Quotient => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
+                one.quotient(c, p)
+            })?)),
             Variant::Classic
             | Variant::Partitioned
             | Variant::Scalable

@@ -117,17 +117,56 @@ pub(crate) fn split(h1: u64, range: u64, bits: u32) -> (usize, u64) {
     ((fp >> bits) as usize, fp & ((1u64 << bits) - 1))
 }
 
+/// Table `i` of a filter of `items` items that has `have` bytes of tables,
+/// made by `make(home, bits, max_bytes)` within what `max_bytes` leaves:
+/// the growth of a filter and of a shard.
+///
+/// # Errors
+/// [`Error::CannotGrow`] past 64-bit fingerprints or the address space;
+/// [`Error::TooLarge`] (counting the tables it has) or
+/// [`Error::AllocationFailed`] from `make`.
+pub(crate) fn next_table<T>(
+    plan: &Plan,
+    i: usize,
+    items: usize,
+    have: usize,
+    max_bytes: Option<usize>,
+    make: impl FnOnce(usize, u32, Option<usize>) -> Result<T>,
+) -> Result<T> {
+    let cannot = |reason: String| Error::CannotGrow {
+        stages: i,
+        items,
+        reason,
+    };
+    if plan.range(i).is_none() {
+        return Err(cannot(format!(
+            "table {i} would need fingerprints of more than 64 bits ({} remainder bits)",
+            plan.bits(i)
+        )));
+    }
+    let home = plan
+        .home(i)
+        .ok_or_else(|| cannot("too many slots".into()))?;
+    let have = have as u128;
+    let limit = max_bytes.map(|m| (m as u128).saturating_sub(have).min(usize::MAX as u128) as usize);
+    make(home, plan.bits(i), limit).map_err(|e| match e {
+        Error::TooLarge { needed, .. } => Error::TooLarge {
+            needed: needed + have,
+            limit: max_bytes.map_or(isize::MAX as u128, |m| m as u128),
+        },
+        e => e,
+    })
+}
+
 /// The first table (from the oldest) that holds the digest's fingerprint,
 /// with its count there: the lookup of a filter and of a view.
 #[inline]
-pub(crate) fn find<S: Words>(
-    tables: &[Table<S>],
-    plan: &Plan,
+pub(crate) fn find<'t, S: Words + 't>(
+    tables: impl IntoIterator<Item = &'t Table<S>>,
     digest: Digest,
 ) -> Option<(usize, u64)> {
-    for (i, t) in tables.iter().enumerate() {
-        let range = plan.range(i).expect("checked ranges");
-        let (q, rem) = split(digest.h1(), range, t.bits);
+    for (i, t) in tables.into_iter().enumerate() {
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
         let c = t.count(q, rem);
         if c > 0 {
             return Some((i, c));
@@ -160,7 +199,7 @@ impl QuotientFilter {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        find(&self.tables, &self.plan, digest).is_some()
+        find(&self.tables, digest).is_some()
     }
 
     /// Inserts a precomputed digest: `Ok(true)` when no table held its
@@ -173,7 +212,7 @@ impl QuotientFilter {
     /// past 64 bits, [`Error::TooLarge`] past `max_bytes`,
     /// [`Error::AllocationFailed`]; the filter is then unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        let found = find(&self.tables, &self.plan, digest);
+        let found = find(&self.tables, digest);
         let i = match found {
             Some((i, _)) => i,
             None => {
@@ -194,44 +233,22 @@ impl QuotientFilter {
         let range = self.plan.range(i).expect("checked ranges");
         let t = &mut self.tables[i];
         let (q, rem) = split(digest.h1(), range, t.bits);
-        t.update(q, rem, &mut self.scratch, |c| c + n);
+        t.update(q, rem, &mut self.scratch, |c| c + n)
+            .expect("a vector grows");
     }
 
     /// Adds the next table: twice the home slots of the last, wider
     /// remainders.
     fn grow(&mut self) -> Result<()> {
-        let i = self.tables.len();
-        let cannot = |reason: String| Error::CannotGrow {
-            stages: i,
-            items: self.len,
-            reason,
-        };
-        if self.plan.range(i).is_none() {
-            return Err(cannot(format!(
-                "table {i} would need fingerprints of more than 64 bits ({} remainder bits)",
-                self.plan.bits(i)
-            )));
-        }
-        let home = self
-            .plan
-            .home(i)
-            .ok_or_else(|| cannot("too many slots".into()))?;
-        let bits = self.plan.bits(i);
-        let have = self.memory_bytes() as u128;
-        let limit = self
-            .max_bytes
-            .map(|m| (m as u128).saturating_sub(have).min(usize::MAX as u128) as usize);
-        let limit = match (self.max_bytes, limit) {
-            (Some(_), Some(l)) => Some(l),
-            _ => None,
-        };
-        let table = Table::new(home, bits, limit).map_err(|e| match e {
-            Error::TooLarge { needed, .. } => Error::TooLarge {
-                needed: needed + have,
-                limit: self.max_bytes.map_or(isize::MAX as u128, |m| m as u128),
-            },
-            e => e,
-        })?;
+        let have = self.memory_bytes();
+        let table = next_table(
+            &self.plan,
+            self.tables.len(),
+            self.len,
+            have,
+            self.max_bytes,
+            Table::new,
+        )?;
         self.tables.push(table);
         Ok(())
     }
@@ -240,13 +257,14 @@ impl QuotientFilter {
     /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
     /// (changing nothing) when no table holds it.
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
-        let Some((i, _)) = find(&self.tables, &self.plan, digest) else {
+        let Some((i, _)) = find(&self.tables, digest) else {
             return Removal::Absent;
         };
         let range = self.plan.range(i).expect("checked ranges");
         let t = &mut self.tables[i];
         let (q, rem) = split(digest.h1(), range, t.bits);
-        t.update(q, rem, &mut self.scratch, |c| c - 1);
+        t.update(q, rem, &mut self.scratch, |c| c - 1)
+            .expect("a vector grows");
         self.len -= 1;
         Removal::Removed
     }
@@ -254,7 +272,7 @@ impl QuotientFilter {
     /// An upper bound on the times a precomputed digest went in (less its
     /// removes): the count of its fingerprint, with no cap below 2³².
     pub fn count_digest(&self, digest: Digest) -> Count {
-        match find(&self.tables, &self.plan, digest) {
+        match find(&self.tables, digest) {
             None => Count::AtMost(0),
             Some((_, c)) => match u32::try_from(c) {
                 Ok(c) => Count::AtMost(c),
@@ -319,7 +337,8 @@ impl QuotientFilter {
                     let fk = fp >> shift;
                     let (q, rem) = ((fk >> t.bits) as usize, fk & ((1u64 << t.bits) - 1));
                     if t.count(q, rem) > 0 {
-                        t.update(q, rem, &mut scratch, |old| old + c);
+                        t.update(q, rem, &mut scratch, |old| old + c)
+                            .expect("a vector grows");
                         return false;
                     }
                 }

@@ -27,6 +27,7 @@ mod filter;
 mod persist;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shared;
 mod sizing;
 mod shift;
 mod table;
@@ -35,6 +36,7 @@ mod view;
 
 pub use approxset_core::{Count, Error, Removal, Result};
 pub use filter::{QuotientBuilder, QuotientFilter};
+pub use shared::{QuotientLocal, SharedQuotient};
 pub use sizing::MAX_LOAD;
 pub use view::QuotientFilterView;
 

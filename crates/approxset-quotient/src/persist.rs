@@ -237,7 +237,7 @@ pub(crate) fn check_counts<S: Words>(tables: &[Table<S>], plan: &Plan, len: usiz
                 // The h1 prefix of this fingerprint: any h1 whose
                 // fingerprint in table i is `fp` has it in older tables.
                 let h1 = fp_to_h1(fp, range);
-                let older = find(&tables[..i], plan, approxset_core::Digest::new(h1, 0));
+                let older = find(&tables[..i], approxset_core::Digest::new(h1, 0));
                 if older.is_some() {
                     misplaced = Some(i);
                 }

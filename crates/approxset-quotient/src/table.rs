@@ -64,6 +64,13 @@ impl<S: Words> Table<S> {
         2 + self.bits as usize
     }
 
+    /// The range `home·2^bits` of the table's fingerprints (below 2⁶⁴ in
+    /// every table a plan or a check allows).
+    #[inline(always)]
+    pub(crate) fn range(&self) -> u64 {
+        (self.home as u64) << self.bits
+    }
+
     /// Slots in all blocks, home and overflow.
     pub(crate) fn slots(&self) -> usize {
         self.blocks * 64
@@ -260,13 +267,25 @@ impl<S: Words> Table<S> {
         }
     }
 
-    /// The count of fingerprint `(q, rem)`: 0 when absent.
+    /// The count of fingerprint `(q, rem)`: 0 when absent. Runs of one or
+    /// two slots (nearly all) are read without the codec.
     #[inline]
     pub(crate) fn count(&self, q: usize, rem: u64) -> u64 {
-        if !self.is_occupied(q) {
+        let (b, bit) = (q / 64, q % 64);
+        let occ = self.occupieds(b);
+        if (occ >> bit) & 1 == 0 {
             return 0;
         }
-        self.place(q, rem).count
+        let end = self.covered_with(q, self.offset(b));
+        let start = self.run_start(q, end);
+        match end.saturating_sub(start) {
+            1 => u64::from(self.rem(start) == rem),
+            2 => {
+                let (x, y) = (self.rem(start), self.rem(start + 1));
+                u64::from(x == rem) + u64::from(y == rem)
+            }
+            _ => self.place(q, rem).count,
+        }
     }
 
     /// Calls `f(fingerprint, count)` for every entry, in ascending order of

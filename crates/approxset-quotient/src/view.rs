@@ -76,13 +76,13 @@ impl<'a> QuotientFilterView<'a> {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        find(&self.tables, &self.plan, digest).is_some()
+        find(&self.tables, digest).is_some()
     }
 
     /// An upper bound on the times a digest went in; see
     /// [`QuotientFilter::count_digest`].
     pub fn count_digest(&self, digest: Digest) -> Count {
-        match find(&self.tables, &self.plan, digest) {
+        match find(&self.tables, digest) {
             None => Count::AtMost(0),
             Some((_, c)) => u32::try_from(c).map_or(Count::AtLeast(u32::MAX), Count::AtMost),
         }
