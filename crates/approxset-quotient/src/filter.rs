@@ -401,13 +401,6 @@ impl QuotientFilter {
         Ok(())
     }
 
-    /// The parameters by name: `tables`, `remainder_bits` (of the first
-    /// table), `slots` (home slots of all tables), `load` (slots in use /
-    /// home slots, all tables) and `entries` (distinct fingerprints).
-    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
-        parameters(&self.tables, &self.plan)
-    }
-
     /// The tables the filter has grown to (1 until it first fills).
     pub fn tables(&self) -> usize {
         self.tables.len()
@@ -418,30 +411,7 @@ impl QuotientFilter {
         self.plan.r0
     }
 
-    approxset_core::bookkeeping_methods!(
-        len = "Inserts accepted less removes that succeeded (repeats included)."
-    );
-
-    /// The number of items the filter was sized for (it grows past it).
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    /// The rate at the current fill: the sum over tables of distinct
-    /// fingerprints over fingerprint range.
-    pub fn estimated_fp_rate(&self) -> f64 {
-        estimated_fp_rate(&self.tables, &self.plan)
-    }
-
-    /// The distinct items it holds, estimated: the distinct fingerprints.
-    pub fn estimated_items(&self) -> f64 {
-        self.tables.iter().map(|t| t.entries as f64).sum()
-    }
-
-    /// Bytes of the tables' blocks and offsets.
-    pub fn memory_bytes(&self) -> usize {
-        self.tables.iter().map(Table::memory_bytes).sum()
-    }
+    chain_methods!(len = "Inserts accepted less removes that succeeded (repeats included).");
 
     /// Removes every item, keeping the first table's size and the key.
     pub fn clear(&mut self) {
@@ -513,11 +483,10 @@ pub(crate) fn parameters<S: Words>(tables: &[Table<S>], plan: &Plan) -> Vec<(&'s
 }
 
 /// The rate at the current fill of a filter or view.
-pub(crate) fn estimated_fp_rate<S: Words>(tables: &[Table<S>], plan: &Plan) -> f64 {
+pub(crate) fn estimated_fp_rate<S: Words>(tables: &[Table<S>]) -> f64 {
     tables
         .iter()
-        .enumerate()
-        .map(|(i, t)| t.entries as f64 / plan.range(i).expect("checked ranges") as f64)
+        .map(|t| t.entries as f64 / t.range() as f64)
         .sum()
 }
 
@@ -525,12 +494,18 @@ pub(crate) fn estimated_fp_rate<S: Words>(tables: &[Table<S>], plan: &Plan) -> f
 /// same counts in the same tables, with the same key, plan and size.
 impl PartialEq for QuotientFilter {
     fn eq(&self, other: &Self) -> bool {
-        self.tables == other.tables
-            && self.plan == other.plan
-            && self.key == other.key
-            && self.len == other.len
-            && self.capacity == other.capacity
-            && self.fp_rate.to_bits() == other.fp_rate.to_bits()
+        self.compared() == other.compared()
+    }
+}
+
+/// The fields equality compares (not the scratch buffers or the memory
+/// limit), the rate as its bits.
+type Compared<'a> = (&'a [Table], Plan, HashKey, usize, usize, u64);
+
+impl QuotientFilter {
+    fn compared(&self) -> Compared<'_> {
+        let f = self;
+        (&f.tables, f.plan, f.key, f.len, f.capacity, f.fp_rate.to_bits())
     }
 }
 

@@ -20,6 +20,9 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+#[macro_use]
+mod macros;
+
 mod bits;
 mod check;
 mod codec;

@@ -13,21 +13,6 @@ use crate::update::Scratch;
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl QuotientFilter {
-    /// The filter in the versioned binary format (see `docs/format.md`).
-    ///
-    /// # Errors
-    /// None: every filter serializes. The `Result` is the trait's signature.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(write(
-            &self.tables,
-            &self.plan,
-            self.key,
-            self.len,
-            self.capacity,
-            self.fp_rate,
-        ))
-    }
-
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
     /// field checked against the others (so a loaded filter cannot panic
     /// or answer from inconsistent tables) and nothing larger than the
