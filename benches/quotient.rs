@@ -10,6 +10,11 @@
 //! prints, on stderr, each filter's bits per key, measured false-positive
 //! rate over 10⁶ fresh keys, failed inserts and false negatives.
 //!
+//! qfilter rounds its slots up to a power of two, so at n = 10⁶ it has 2²¹
+//! slots, about half full (19 bits per key), where our filter is sized to
+//! 95 %: the `approxset-quotient-qfilter-load` rows size ours for qfilter's
+//! capacity at n, the same load, to separate the load from the code.
+//!
 //! For instruction counts (a noisy machine), `APPROXSET_ICOUNT=MODE` runs
 //! one operation over 10⁵ keys once, without criterion, to be counted
 //! under `valgrind --tool=cachegrind --cache-sim=no`: modes
@@ -112,6 +117,16 @@ fn bench(c: &mut Criterion) {
                 .unwrap()
         };
         run(c, "approxset-quotient", quotient, &keys);
+        // Sized for qfilter's capacity at n (its slots are a power of two,
+        // so 2²¹ at 10⁶: about half full), the same load as qfilter's.
+        let same = qfilter::Filter::new(n as u64, FP).unwrap().capacity() as usize;
+        let at_its_load = || {
+            approxset::QuotientFilter::with_fp_rate(FP)
+                .seed(1)
+                .expected_items(same)
+                .unwrap()
+        };
+        run(c, "approxset-quotient-qfilter-load", at_its_load, &keys);
         let q = || Q(qfilter::Filter::new(n as u64, FP).unwrap());
         run(c, "qfilter", q, &keys);
         let cuckoo = || {

@@ -148,7 +148,8 @@ pub(crate) fn next_table<T>(
         .home(i)
         .ok_or_else(|| cannot("too many slots".into()))?;
     let have = have as u128;
-    let limit = max_bytes.map(|m| (m as u128).saturating_sub(have).min(usize::MAX as u128) as usize);
+    let limit =
+        max_bytes.map(|m| (m as u128).saturating_sub(have).min(usize::MAX as u128) as usize);
     make(home, plan.bits(i), limit).map_err(|e| match e {
         Error::TooLarge { needed, .. } => Error::TooLarge {
             needed: needed + have,
@@ -505,7 +506,14 @@ type Compared<'a> = (&'a [Table], Plan, HashKey, usize, usize, u64);
 impl QuotientFilter {
     fn compared(&self) -> Compared<'_> {
         let f = self;
-        (&f.tables, f.plan, f.key, f.len, f.capacity, f.fp_rate.to_bits())
+        (
+            &f.tables,
+            f.plan,
+            f.key,
+            f.len,
+            f.capacity,
+            f.fp_rate.to_bits(),
+        )
     }
 }
 

@@ -31,8 +31,8 @@ mod persist;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shared;
-mod sizing;
 mod shift;
+mod sizing;
 mod table;
 mod update;
 mod view;

@@ -165,7 +165,11 @@ impl SharedQuotient {
     /// count, read between two writes (the module's comment); `done`
     /// says whether an answer stands without that check.
     #[inline(always)]
-    fn read(&self, digest: Digest, done: impl Fn(Option<(usize, u64)>) -> bool) -> Option<(usize, u64)> {
+    fn read(
+        &self,
+        digest: Digest,
+        done: impl Fn(Option<(usize, u64)>) -> bool,
+    ) -> Option<(usize, u64)> {
         let mut spins = 0u32;
         loop {
             let before = self.guard.version.load(Ordering::Acquire);

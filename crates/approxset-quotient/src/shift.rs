@@ -71,7 +71,11 @@ impl<S: Store> Table<S> {
         // From the top word down, so that the word below is still unchanged.
         for w in (lo / 64..=(hi - 1) / 64).rev() {
             let cur = self.data.word(base + w);
-            let below = if w > 0 { self.data.word(base + w - 1) } else { 0 };
+            let below = if w > 0 {
+                self.data.word(base + w - 1)
+            } else {
+                0
+            };
             let moved = (cur << sh) | (below >> (64 - sh));
             let m = range_mask(lo.max(w * 64) - w * 64, hi.min(w * 64 + 64) - w * 64);
             self.data.set_word(base + w, (cur & !m) | (moved & m));

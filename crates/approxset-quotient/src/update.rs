@@ -381,7 +381,10 @@ mod tests {
                     } else {
                         // Quotients bunched near the end and the start.
                         let q = (rand() as usize % 48 + home - 24) % home;
-                        (q, rand() & ((1u64 << r) - 1) & if step % 2 == 0 { 3 } else { !0 })
+                        (
+                            q,
+                            rand() & ((1u64 << r) - 1) & if step % 2 == 0 { 3 } else { !0 },
+                        )
                     };
                     let old = fast.count(q, rem);
                     let new = if remove { old - 1 } else { old + 1 };
@@ -390,7 +393,8 @@ mod tests {
                     }
                     assert_eq!(fast.update(q, rem, &mut scratch, |_| new), Some(old));
                     slow.update_by_rewrite(q, rem, new);
-                    fast.check().unwrap_or_else(|e| panic!("r {r} home {home} step {step}: {e}"));
+                    fast.check()
+                        .unwrap_or_else(|e| panic!("r {r} home {home} step {step}: {e}"));
                     assert_eq!(fast.used, slow.used);
                     assert_eq!(fast.entries, slow.entries);
                     if step % 50 == 0 {

@@ -112,7 +112,6 @@ impl<'a> QuotientFilterView<'a> {
     }
 
     chain_methods!(len = "Inserts accepted less removes that succeeded, as saved (checked).");
-
 }
 
 impl std::fmt::Debug for QuotientFilterView<'_> {
