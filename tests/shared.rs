@@ -399,7 +399,9 @@ fn readers_racing_kicks_and_counter_updates_find_every_published_key() {
             // Nearly every write shifts a run under the readers.
             Variant::Quotient => Box::new(
                 ShardedQuotientFilter::build(4_000, 1, |c| {
-                    QuotientFilter::with_fp_rate(0.01).seed(21).expected_items(c)
+                    QuotientFilter::with_fp_rate(0.01)
+                        .seed(21)
+                        .expected_items(c)
                 })
                 .unwrap(),
             ),
