@@ -7,7 +7,7 @@ use approxset_core::{BuildOptions, Count, Digest, Error, HashKey, Key, Removal, 
 
 use crate::codec;
 use crate::sizing::{MIN_BITS, Plan, limit};
-use crate::table::Table;
+use crate::table::{Place, Table};
 use crate::update::Scratch;
 
 /// A counting quotient filter that grows and merges: an approximate
@@ -176,6 +176,41 @@ pub(crate) fn find<'t, S: Words + 't>(
     None
 }
 
+/// Where a digest's fingerprint lies in a chain of tables: table `table`,
+/// its quotient and remainder there, and its [`Place`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Located {
+    pub(crate) table: usize,
+    pub(crate) q: usize,
+    pub(crate) rem: u64,
+    pub(crate) place: Place,
+}
+
+/// The first table that holds the digest's fingerprint (`place.count >
+/// 0`), or else its place in the newest table: what an insert or a remove
+/// changes, found once.
+pub(crate) fn locate<'t, S: Words + 't>(
+    tables: impl IntoIterator<Item = &'t Table<S>>,
+    digest: Digest,
+) -> Located {
+    let mut last = None;
+    for (table, t) in tables.into_iter().enumerate() {
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
+        let place = t.place(q, rem);
+        let at = Located {
+            table,
+            q,
+            rem,
+            place,
+        };
+        if place.count > 0 {
+            return at;
+        }
+        last = Some(at);
+    }
+    last.expect("a filter has a table")
+}
+
 impl QuotientFilter {
     /// A filter for `expected_items` items (it grows past them) at
     /// false-positive rate `fp_rate`, with a random hash key.
@@ -213,29 +248,19 @@ impl QuotientFilter {
     /// past 64 bits, [`Error::TooLarge`] past `max_bytes`,
     /// [`Error::AllocationFailed`]; the filter is then unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        let found = find(&self.tables, digest);
-        let i = match found {
-            Some((i, _)) => i,
-            None => {
-                let last = self.tables.len() - 1;
-                if self.tables[last].used >= limit(self.tables[last].home) {
-                    self.grow()?;
-                }
-                self.tables.len() - 1
-            }
-        };
-        self.add(i, digest, 1);
-        self.len += 1;
-        Ok(found.is_none())
-    }
-
-    /// Adds `n` to the count of the digest's fingerprint in table `i`.
-    fn add(&mut self, i: usize, digest: Digest, n: u64) {
-        let range = self.plan.range(i).expect("checked ranges");
-        let t = &mut self.tables[i];
-        let (q, rem) = split(digest.h1(), range, t.bits);
-        t.update(q, rem, &mut self.scratch, |c| c + n)
+        let mut at = locate(&self.tables, digest);
+        let new = at.place.count == 0;
+        let last = self.tables.len() - 1;
+        if new && self.tables[last].used >= limit(self.tables[last].home) {
+            self.grow()?;
+            at = locate(&self.tables[last + 1..], digest);
+            at.table += last + 1;
+        }
+        let t = &mut self.tables[at.table];
+        t.update_at(at.q, at.rem, &at.place, &mut self.scratch, |c| c + 1)
             .expect("a vector grows");
+        self.len += 1;
+        Ok(new)
     }
 
     /// Adds the next table: twice the home slots of the last, wider
@@ -258,13 +283,12 @@ impl QuotientFilter {
     /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
     /// (changing nothing) when no table holds it.
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
-        let Some((i, _)) = find(&self.tables, digest) else {
+        let at = locate(&self.tables, digest);
+        if at.place.count == 0 {
             return Removal::Absent;
-        };
-        let range = self.plan.range(i).expect("checked ranges");
-        let t = &mut self.tables[i];
-        let (q, rem) = split(digest.h1(), range, t.bits);
-        t.update(q, rem, &mut self.scratch, |c| c - 1)
+        }
+        let t = &mut self.tables[at.table];
+        t.update_at(at.q, at.rem, &at.place, &mut self.scratch, |c| c - 1)
             .expect("a vector grows");
         self.len -= 1;
         Removal::Removed

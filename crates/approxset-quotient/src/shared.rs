@@ -41,7 +41,7 @@ use approxset_core::{Count, Digest, Error, HashKey, Removal, Result};
 
 use crate::QuotientFilter;
 use crate::bits::Store;
-use crate::filter::{find, next_table, split};
+use crate::filter::{Located, find, locate, next_table};
 use crate::sizing::{Plan, limit};
 use crate::table::{Table, data_words, offset_words};
 use crate::update::Scratch;
@@ -206,32 +206,35 @@ impl SharedQuotient {
         }
     }
 
-    /// Sets the count of the digest's fingerprint in table `i` to
-    /// `f(old)`, the version odd meanwhile; `false` (nothing changed)
-    /// when the table has no room left.
-    fn update(
-        &self,
-        local: &mut QuotientLocal,
-        i: usize,
-        digest: Digest,
-        f: impl FnOnce(u64) -> u64,
-    ) -> bool {
+    /// Sets the count of the fingerprint `at` locates to `f(old)`, the
+    /// version odd meanwhile; `false` (nothing changed) when its table has
+    /// no room left.
+    fn update(&self, local: &mut QuotientLocal, at: &Located, f: impl FnOnce(u64) -> u64) -> bool {
+        let i = at.table;
         let mut t = self.writing(local, i);
-        let range = self.plan.range(i).expect("checked ranges");
-        let (q, rem) = split(digest.h1(), range, t.bits);
         // Only the lock holder writes the version: a load and a store.
         let version = self.guard.version.load(Ordering::Relaxed);
         self.guard
             .version
             .store(version.wrapping_add(1), Ordering::Relaxed);
         fence(Ordering::Release);
-        let done = t.update(q, rem, &mut local.scratch, f).is_some();
+        let done = t
+            .update_at(at.q, at.rem, &at.place, &mut local.scratch, f)
+            .is_some();
         self.guard
             .version
             .store(version.wrapping_add(2), Ordering::Release);
         local.used[i] = t.used;
         local.entries[i] = t.entries;
         done
+    }
+
+    /// The fingerprint's place in the tables from `from` on, numbered
+    /// from the first (the lock holder's reads need no check).
+    fn locate_from(&self, from: usize, digest: Digest) -> Located {
+        let mut at = locate(self.published().skip(from), digest);
+        at.table += from;
+        at
     }
 
     /// Publishes the next table.
@@ -353,33 +356,28 @@ impl ShardFilter for QuotientFilter {
         local: &mut QuotientLocal,
         digest: Digest,
     ) -> Result<bool> {
-        // The lock holder is the only writer: its reads need no check.
-        let found = find(shared.published(), digest);
-        let new = found.is_none();
-        let i = match found {
-            Some((i, _)) => i,
-            None => {
-                let last = local.used.len() - 1;
-                let t = shared.tables[last].get().expect("published");
-                if local.used[last] >= limit(t.home) {
-                    shared.grow(local)?;
-                }
-                local.used.len() - 1
-            }
-        };
-        if !shared.update(local, i, digest, |c| c + 1) {
+        let mut at = shared.locate_from(0, digest);
+        let new = at.place.count == 0;
+        let last = local.used.len() - 1;
+        let full = shared.tables[last].get().expect("published").home;
+        if new && local.used[last] >= limit(full) {
+            shared.grow(local)?;
+            at = shared.locate_from(last + 1, digest);
+        }
+        if !shared.update(local, &at, |c| c + 1) {
             let full = |local: &QuotientLocal| Error::CannotGrow {
                 stages: local.used.len(),
                 items: local.len,
-                reason: format!("table {i} of the shard has no overflow room left"),
+                reason: format!("table {} of the shard has no overflow room left", at.table),
             };
-            if !new || i + 1 != local.used.len() {
+            if !new || at.table + 1 != local.used.len() {
                 return Err(full(local));
             }
             // A new fingerprint: the next table takes it.
+            let next = local.used.len();
             shared.grow(local)?;
-            let last = local.used.len() - 1;
-            if !shared.update(local, last, digest, |c| c + 1) {
+            let at = shared.locate_from(next, digest);
+            if !shared.update(local, &at, |c| c + 1) {
                 return Err(full(local));
             }
         }
@@ -392,11 +390,12 @@ impl ShardFilter for QuotientFilter {
         local: &mut QuotientLocal,
         digest: Digest,
     ) -> Removal {
-        let Some((i, _)) = find(shared.published(), digest) else {
+        let at = shared.locate_from(0, digest);
+        if at.place.count == 0 {
             return Removal::Absent;
-        };
+        }
         // A remove never needs more slots than the run had.
-        let done = shared.update(local, i, digest, |c| c - 1);
+        let done = shared.update(local, &at, |c| c - 1);
         debug_assert!(done);
         local.len -= 1;
         Removal::Removed

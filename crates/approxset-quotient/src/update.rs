@@ -109,6 +109,20 @@ impl<S: Store> Table<S> {
         f: impl FnOnce(u64) -> u64,
     ) -> Option<u64> {
         let place = self.place(q, rem);
+        self.update_at(q, rem, &place, scratch, f)
+    }
+
+    /// [`update`](Self::update) with the place of `(q, rem)` found
+    /// already ([`Table::place`], the table unchanged since).
+    pub(crate) fn update_at(
+        &mut self,
+        q: usize,
+        rem: u64,
+        place: &Place,
+        scratch: &mut Scratch,
+        f: impl FnOnce(u64) -> u64,
+    ) -> Option<u64> {
+        let place = *place;
         let old = place.count;
         let new = f(old);
         match (old, new) {
