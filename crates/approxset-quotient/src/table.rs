@@ -242,6 +242,30 @@ impl<S: Words> Table<S> {
         // (Saturating: a lookup racing a shard's writer may read a torn
         // run, which the shard then reads again.)
         let len = end.saturating_sub(start);
+        let found = |i: usize, count: u64| Place {
+            start,
+            end,
+            at: start + i,
+            count,
+        };
+        // Runs of one or two slots (nearly all), without the codec: `[x]`,
+        // `[x, x]` (count 2) or `[x, y]` (`x < y`, two entries).
+        if len == 1 || len == 2 {
+            let x = self.rem(start);
+            let y = if len == 2 { self.rem(start + 1) } else { u64::MAX };
+            if len == 2 && x == y {
+                return found(if x >= rem { 0 } else { 2 }, if x == rem { 2 } else { 0 });
+            }
+            if x < y || len == 1 {
+                return if x >= rem {
+                    found(0, u64::from(x == rem))
+                } else if len == 2 && y >= rem {
+                    found(1, u64::from(y == rem))
+                } else {
+                    found(len, 0)
+                };
+            }
+        }
         let mut i = 0;
         while i < len {
             let Some(((x, c), next)) = codec::decode(|j| self.rem(start + j), i, len, self.bits)
