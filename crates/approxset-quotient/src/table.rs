@@ -252,7 +252,11 @@ impl<S: Words> Table<S> {
         // `[x, x]` (count 2) or `[x, y]` (`x < y`, two entries).
         if len == 1 || len == 2 {
             let x = self.rem(start);
-            let y = if len == 2 { self.rem(start + 1) } else { u64::MAX };
+            let y = if len == 2 {
+                self.rem(start + 1)
+            } else {
+                u64::MAX
+            };
             if len == 2 && x == y {
                 return found(if x >= rem { 0 } else { 2 }, if x == rem { 2 } else { 0 });
             }
