@@ -25,11 +25,13 @@
 //! Growth: a shard's tables are published once each in a [`OnceLock`]
 //! (its `get` is an acquire load), newest last; a lookup reads every table
 //! published. A table's storage cannot move while lookups read it, so each
-//! has overflow blocks reserved past its home slots (`RESERVE`); an insert
-//! that would run past them starts the next table instead when its
-//! fingerprint is new, and fails (changing nothing) when it would add a
-//! copy to a full older table, which a table of random keys at most 95 %
-//! full never meets (its last cluster would pass 4,096 slots).
+//! has overflow blocks reserved past its home slots (a 32nd of them, 8 to
+//! 64 blocks); an insert that would run past them starts the next table
+//! instead when its fingerprint is new, and fails (changing nothing) when
+//! it would add a copy to a full older table, which a table of random keys
+//! at most 95 % full does not meet: the slots its runs spill past its home
+//! slots are the length of a queue at load 0.95, above `L` with probability
+//! about `exp(−0.105·L)`, below 10⁻²⁰ at the least reserve of 512 slots.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering, fence};
