@@ -28,6 +28,7 @@ mod check;
 mod codec;
 mod filter;
 mod persist;
+mod save;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shared;

@@ -46,7 +46,7 @@ macro_rules! chain_methods {
         /// None: every filter serializes. The `Result` is the trait's
         /// signature.
         pub fn to_bytes(&self) -> approxset_core::Result<Vec<u8>> {
-            Ok($crate::persist::write(
+            Ok($crate::save::write(
                 &self.tables,
                 &self.plan,
                 self.key,

@@ -1,8 +1,8 @@
-//! Saving and loading: the filter in the binary format of
-//! `approxset_core::format` (tag 10, `docs/format.md`), and the checks a
+//! Loading: the filter from the binary format of `approxset_core::format`
+//! (tag 10, `docs/format.md`; `save.rs` writes it), and the checks a
 //! loaded filter (or a view) passes.
 
-use approxset_core::format::{Reader, Words, Writer, tag};
+use approxset_core::format::{Reader, Words, tag};
 use approxset_core::{Error, HashKey, Result};
 
 use crate::QuotientFilter;
@@ -45,39 +45,6 @@ impl QuotientFilter {
     }
 
     approxset_core::stream_methods!();
-}
-
-/// Writes tables and fields in the format.
-pub(crate) fn write<S: Words>(
-    tables: &[Table<S>],
-    plan: &Plan,
-    key: HashKey,
-    len: usize,
-    capacity: usize,
-    fp_rate: f64,
-) -> Vec<u8> {
-    let bytes: usize = tables.iter().map(|t| t.memory_bytes() + 40).sum();
-    let mut w = Writer::new(tag::QUOTIENT, key, bytes + 64);
-    w.require_version(approxset_core::format::HASH_FUNCTION_VERSION);
-    w.u32(plan.r0)
-        .u32(plan.gap)
-        .u64(plan.home as u64)
-        .u64(len as u64)
-        .u64(capacity as u64)
-        .f64(fp_rate)
-        .u64(tables.len() as u64);
-    for t in tables {
-        w.u64(t.home as u64)
-            .u32(t.bits)
-            .u32(0)
-            .u64(t.blocks as u64)
-            .u64(t.used as u64)
-            .u64(t.entries as u64);
-    }
-    for t in tables {
-        w.words_from(&t.data).words_from(&t.offsets);
-    }
-    w.finish()
 }
 
 /// A saved filter's fields over tables of storage `S`.
