@@ -14,7 +14,7 @@
 
 use approxset_core::format::Words;
 
-use crate::bits::{mask, select};
+use crate::bits::{mask, select_or_count};
 use crate::codec;
 
 /// An offset this large is stored as this, and computed when read.
@@ -168,11 +168,10 @@ impl<S: Words> Table<S> {
         }
         let mut w = self.runends(blk) & (u64::MAX << (from % 64));
         loop {
-            let n = w.count_ones();
-            if n >= d {
-                return blk * 64 + select(w, d) as usize + 1;
+            match select_or_count(w, d) {
+                Ok(p) => return blk * 64 + p as usize + 1,
+                Err(n) => d -= n,
             }
-            d -= n;
             blk += 1;
             if blk >= self.blocks {
                 return self.slots();
