@@ -25,7 +25,7 @@ mod common;
 use std::collections::hash_map::DefaultHasher;
 
 use common::{Keys, Subject};
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 
 const FP: f64 = 0.01;
 
@@ -40,21 +40,7 @@ fn run<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &K
     group.finish();
 
     // A whole fill from empty, per element: the kicks near full included.
-    let mut group = c.benchmark_group(format!("fill n={n}"));
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(n as u64));
-    group.bench_function(BenchmarkId::new("insert", name), |b| {
-        b.iter_batched_ref(
-            &make,
-            |f| {
-                for k in &keys.members {
-                    f.put(k);
-                }
-            },
-            BatchSize::PerIteration,
-        )
-    });
-    group.finish();
+    common::fill(c, name, make, keys);
 }
 
 /// The fingerprint widths measured at 10⁶ keys: narrow buckets in one

@@ -9,12 +9,23 @@
 //! `-- --warm-up-time 1 --measurement-time 3 --sample-size 10`. Each setup
 //! prints, on stderr, each filter's bits per key, measured false-positive
 //! rate over 10⁶ fresh keys, failed inserts and false negatives.
+//!
+//! qfilter rounds its slots up to a power of two, so at n = 10⁶ it has 2²¹
+//! slots, about half full (19 bits per key), where our filter is sized to
+//! 95 %: the `approxset-quotient-qfilter-load` rows size ours for qfilter's
+//! capacity at n, the same load, to separate the load from the code.
+//!
+//! For instruction counts (a noisy machine), `APPROXSET_ICOUNT=MODE` runs
+//! one operation over 10⁵ keys once, without criterion, to be counted
+//! under `valgrind --tool=cachegrind --cache-sim=no`: modes
+//! `{quotient,qfilter}-{fill,hit,miss,remove}`; subtract `-fill` from the
+//! others (they fill first) and divide by 10⁵.
 
 #[allow(dead_code)] // the Bloom filter builders are not used here
 mod common;
 
 use common::{Keys, Subject};
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 
 const FP: f64 = 0.01;
 
@@ -44,24 +55,53 @@ fn run<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &K
     let mut group = c.benchmark_group(format!("n={n}"));
     common::lookups(&mut group, name, make(), keys, false);
     group.finish();
-    let mut group = c.benchmark_group(format!("fill n={n}"));
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(n as u64));
-    group.bench_function(BenchmarkId::new("insert", name), |b| {
-        b.iter_batched_ref(
-            &make,
-            |f| {
-                for k in &keys.members {
-                    f.put(k);
-                }
-            },
-            BatchSize::PerIteration,
-        )
-    });
-    group.finish();
+    common::fill(c, name, make, keys);
+}
+
+/// The instruction-count run of `mode` (see the file's comment).
+fn icount(mode: &str) {
+    let keys = common::keys(100_000);
+    let (name, op) = mode.split_once('-').expect("MODE is FILTER-OP");
+    match name {
+        "quotient" => icount_op(
+            approxset::QuotientFilter::with_fp_rate(FP)
+                .seed(1)
+                .expected_items(keys.members.len())
+                .unwrap(),
+            op,
+            &keys,
+        ),
+        "qfilter" => icount_op(
+            Q(qfilter::Filter::new(keys.members.len() as u64, FP).unwrap()),
+            op,
+            &keys,
+        ),
+        _ => panic!("unknown filter {name}"),
+    }
+}
+
+fn icount_op<S: Subject>(mut f: S, op: &str, keys: &Keys) {
+    for k in &keys.members {
+        f.put(k);
+    }
+    let found = match op {
+        "fill" => 0,
+        "hit" => keys.members.iter().filter(|k| f.has(k)).count(),
+        "miss" => keys.others.iter().filter(|k| f.has(k)).count(),
+        "remove" => {
+            keys.members.iter().for_each(|k| f.del(k));
+            0
+        }
+        _ => panic!("unknown operation {op}"),
+    };
+    std::hint::black_box(found);
 }
 
 fn bench(c: &mut Criterion) {
+    if let Ok(mode) = std::env::var("APPROXSET_ICOUNT") {
+        icount(&mode);
+        std::process::exit(0);
+    }
     // APPROXSET_BENCH_N=1000000 limits the run to one size (the setup of
     // each size fills every filter, even when a filter skips its benches).
     let sizes: Vec<usize> = match std::env::var("APPROXSET_BENCH_N") {
@@ -77,6 +117,16 @@ fn bench(c: &mut Criterion) {
                 .unwrap()
         };
         run(c, "approxset-quotient", quotient, &keys);
+        // Sized for qfilter's capacity at n (its slots are a power of two,
+        // so 2²¹ at 10⁶: about half full), the same load as qfilter's.
+        let same = qfilter::Filter::new(n as u64, FP).unwrap().capacity() as usize;
+        let at_its_load = || {
+            approxset::QuotientFilter::with_fp_rate(FP)
+                .seed(1)
+                .expected_items(same)
+                .unwrap()
+        };
+        run(c, "approxset-quotient-qfilter-load", at_its_load, &keys);
         let q = || Q(qfilter::Filter::new(n as u64, FP).unwrap());
         run(c, "qfilter", q, &keys);
         let cuckoo = || {

@@ -1,11 +1,12 @@
 //! Deletion from many threads: a 50/25/25 contains/insert/remove mix on a
-//! filter sized for n = 10⁶ that holds 10⁶ keys, for the counting and the
-//! cuckoo filter, with T = 1, 2, 4, … threads up to
+//! filter sized for n = 10⁶ that holds 10⁶ keys, for the counting, the
+//! cuckoo and the quotient filter, with T = 1, 2, 4, … threads up to
 //! `std::thread::available_parallelism()`:
 //!
 //! - `sharded-T`: [`Sharded`] with `shards_for(T)` shards, T threads:
-//!   lookups take no lock (atomic loads; the cuckoo filter checks its
-//!   shard's version when it finds nothing), writes lock their shard;
+//!   lookups take no lock (atomic loads; the cuckoo and quotient filters
+//!   check their shard's version when they find nothing), writes lock
+//!   their shard;
 //! - `locked-T`: the design it replaced, as a comparison row: the same
 //!   number of shards, each a plain filter behind a `Mutex` that lookups
 //!   take too;
@@ -22,7 +23,8 @@
 //! threads, so `sharded-T` / `sharded-1` is the scaling.
 //!
 //! Run with `cargo bench -p approxset-benches --bench shared -- --warm-up-time 1
-//! --measurement-time 3 --sample-size 10`.
+//! --measurement-time 3 --sample-size 10` (a filter alone: add
+//! `shared-mix/quotient`).
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -31,7 +33,7 @@ use std::time::{Duration, Instant};
 use approxset::hash::mix64;
 use approxset::prelude::*;
 use approxset::sharded::{ShardFilter, shard_capacity, shards_for};
-use approxset::{CountingBloomFilter, CuckooFilter, Sharded};
+use approxset::{CountingBloomFilter, CuckooFilter, QuotientFilter, Sharded};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const N: usize = 1_000_000;
@@ -278,6 +280,12 @@ fn shared(c: &mut Criterion) {
     });
     bench_variant(c, "cuckoo", |n| {
         CuckooFilter::with_fp_rate(FP)
+            .seed(1)
+            .expected_items(n)
+            .unwrap()
+    });
+    bench_variant(c, "quotient", |n| {
+        QuotientFilter::with_fp_rate(FP)
             .seed(1)
             .expected_items(n)
             .unwrap()

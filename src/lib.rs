@@ -117,6 +117,11 @@ pub type ShardedCountingFilter = Sharded<CountingBloomFilter>;
 /// (read again when a kick overlapped), writes locking one shard.
 pub type ShardedCuckooFilter = Sharded<CuckooFilter>;
 
+/// A [`QuotientFilter`] per shard: inserts, removes and lookups from many
+/// threads through `&self`, lookups reading atomic slots without a lock
+/// (read again when a shift overlapped), writes locking one shard.
+pub type ShardedQuotientFilter = Sharded<QuotientFilter>;
+
 pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};
 
 pub use load::{

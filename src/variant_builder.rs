@@ -166,7 +166,7 @@ impl VariantBuilder {
     }
 
     /// Builds the filter for threads that insert, remove and look up at
-    /// once through `&self`: a [`Sharded`] counting or cuckoo filter, for
+    /// once through `&self`: a [`Sharded`] counting, cuckoo or quotient filter, for
     /// the threads given to [`shared`](Self::shared) (or else
     /// [`std::thread::available_parallelism`]).
     ///
@@ -208,12 +208,9 @@ impl VariantBuilder {
             Variant::Cuckoo => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
                 build!(options, CuckooFilter, p, expected_items(c))
             })?)),
-            // Its lookups would need a version per cluster, as the cuckoo
-            // shard has one, since updates shift runs: not yet built.
-            Variant::Quotient => Err(Error::Unsupported {
-                operation: "sharing between threads",
-                variant: self.variant.name(),
-            }),
+            Variant::Quotient => Ok(B::from_sharded(Sharded::build(n, shards, |c| {
+                build!(options, QuotientFilter, p, expected_items(c))
+            })?)),
             cannot_delete!() => Err(Error::DeleteUnsupported {
                 variant: self.variant.name(),
             }),

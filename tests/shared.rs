@@ -12,8 +12,8 @@ use approxset::hash::splitmix64;
 use approxset::prelude::*;
 use approxset::sharded::{MAX_SHARDS, shard_capacity, shards_for};
 use approxset::{
-    CountingBloomFilter, CuckooFilter, Error, Sharded, ShardedCountingFilter, ShardedCuckooFilter,
-    Variant,
+    CountingBloomFilter, CuckooFilter, Error, QuotientFilter, Sharded, ShardedCountingFilter,
+    ShardedCuckooFilter, ShardedQuotientFilter, Variant,
 };
 use common::{Z_ONE_SIDED_1E6, binomial_upper};
 
@@ -29,7 +29,7 @@ fn shared(variant: Variant, threads: usize, n: usize, p: f64, seed: u64) -> Shar
         .unwrap_or_else(|e| panic!("{variant}: {e}"))
 }
 
-const DELETABLE: [Variant; 2] = [Variant::Counting, Variant::Cuckoo];
+const DELETABLE: [Variant; 3] = [Variant::Counting, Variant::Cuckoo, Variant::Quotient];
 
 #[test]
 fn shards_follow_the_threads() {
@@ -359,6 +359,7 @@ fn a_sharded_filter_is_shareable_and_has_no_saved_form() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<ShardedCountingFilter>();
     assert_send_sync::<ShardedCuckooFilter>();
+    assert_send_sync::<ShardedQuotientFilter>();
     let f = shared(Variant::Counting, 2, 100, 0.01, 1);
     assert!(matches!(f.to_bytes(), Err(Error::Unsupported { .. })));
     assert!(format!("{f:?}").contains("shards: 8"));
@@ -374,7 +375,8 @@ fn a_sharded_filter_is_shareable_and_has_no_saved_form() {
 /// churns keys (each insert at that load moves fingerprints: the
 /// eight-bucket search and the kicks of the cuckoo filter) or counters
 /// (the counting filter's increments and decrements of shared counters),
-/// while two readers look up every resident key again and again, without a
+/// or runs (the quotient filter's shifts, one slot up on an insert and down
+/// on a remove, across the cluster), while two readers look up every resident key again and again, without a
 /// lock. Each resident key's insert returned before the readers started
 /// and it is never removed, so every lookup must find it, and its count
 /// must stay at least 1; the published churn keys must be found until
@@ -391,6 +393,15 @@ fn readers_racing_kicks_and_counter_updates_find_every_published_key() {
             Variant::Cuckoo => Box::new(
                 ShardedCuckooFilter::build(4_000, 1, |c| {
                     CuckooFilter::with_fp_rate(0.01).seed(21).expected_items(c)
+                })
+                .unwrap(),
+            ),
+            // Nearly every write shifts a run under the readers.
+            Variant::Quotient => Box::new(
+                ShardedQuotientFilter::build(4_000, 1, |c| {
+                    QuotientFilter::with_fp_rate(0.01)
+                        .seed(21)
+                        .expected_items(c)
                 })
                 .unwrap(),
             ),

@@ -451,15 +451,12 @@ fn deletable() -> impl Iterator<Item = (Variant, &'static str, VariantBuilder)> 
         .copied()
         .filter(|v| v.supports_delete())
         .flat_map(|v| {
-            // The quotient filter has no shared form yet (`Unsupported`).
-            let shared = v != Variant::Quotient;
             [
-                Some((v, "", v.builder())),
-                shared.then(|| (v, " shared(1)", v.builder().shared(1))),
-                shared.then(|| (v, " shared(2)", v.builder().shared(2))),
+                (v, "", v.builder()),
+                (v, " shared(1)", v.builder().shared(1)),
+                (v, " shared(2)", v.builder().shared(2)),
             ]
         })
-        .flatten()
 }
 
 #[derive(Clone, Debug)]

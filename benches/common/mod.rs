@@ -9,7 +9,7 @@ use approxset::HashFunction;
 use approxset::bloom::cells::Cells;
 use approxset::bloom::{Bloom, Layout};
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, BenchmarkId};
+use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use probabilistic_collections as pc;
 
 /// SplitMix64 started at `x`: a bijection of `u64`, so distinct inputs give
@@ -207,6 +207,28 @@ subjects! {
 /// contains-miss, `insert` (into the full filter, one key at a time) when
 /// `insert` is set, and remove+reinsert (the filter stays as it was) when
 /// the filter deletes.
+/// A whole fill from empty of a filter from `make` with the members, per
+/// element (group `fill n=N`).
+#[allow(dead_code)] // the deletable filters' benches only
+pub(crate) fn fill<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &Keys) {
+    let n = keys.members.len();
+    let mut group = c.benchmark_group(format!("fill n={n}"));
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function(BenchmarkId::new("insert", name), |b| {
+        b.iter_batched_ref(
+            &make,
+            |f| {
+                for k in &keys.members {
+                    f.put(k);
+                }
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
 pub(crate) fn lookups<S: Subject>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,

@@ -7,7 +7,8 @@ use approxset_core::{BuildOptions, Count, Digest, Error, HashKey, Key, Removal, 
 
 use crate::codec;
 use crate::sizing::{MIN_BITS, Plan, limit};
-use crate::table::{Scratch, Table};
+use crate::table::{Place, Table};
+use crate::update::Scratch;
 
 /// A counting quotient filter that grows and merges: an approximate
 /// multiset that **removes** items, **counts** them without a cap, and
@@ -116,23 +117,98 @@ pub(crate) fn split(h1: u64, range: u64, bits: u32) -> (usize, u64) {
     ((fp >> bits) as usize, fp & ((1u64 << bits) - 1))
 }
 
+/// Table `i` of a filter of `items` items that has `have` bytes of tables,
+/// made by `make(home, bits, max_bytes)` within what `max_bytes` leaves:
+/// the growth of a filter and of a shard.
+///
+/// # Errors
+/// [`Error::CannotGrow`] past 64-bit fingerprints or the address space;
+/// [`Error::TooLarge`] (counting the tables it has) or
+/// [`Error::AllocationFailed`] from `make`.
+pub(crate) fn next_table<T>(
+    plan: &Plan,
+    i: usize,
+    items: usize,
+    have: usize,
+    max_bytes: Option<usize>,
+    make: impl FnOnce(usize, u32, Option<usize>) -> Result<T>,
+) -> Result<T> {
+    let cannot = |reason: String| Error::CannotGrow {
+        stages: i,
+        items,
+        reason,
+    };
+    if plan.range(i).is_none() {
+        return Err(cannot(format!(
+            "table {i} would need fingerprints of more than 64 bits ({} remainder bits)",
+            plan.bits(i)
+        )));
+    }
+    let home = plan
+        .home(i)
+        .ok_or_else(|| cannot("too many slots".into()))?;
+    let have = have as u128;
+    let limit =
+        max_bytes.map(|m| (m as u128).saturating_sub(have).min(usize::MAX as u128) as usize);
+    make(home, plan.bits(i), limit).map_err(|e| match e {
+        Error::TooLarge { needed, .. } => Error::TooLarge {
+            needed: needed + have,
+            limit: max_bytes.map_or(isize::MAX as u128, |m| m as u128),
+        },
+        e => e,
+    })
+}
+
 /// The first table (from the oldest) that holds the digest's fingerprint,
 /// with its count there: the lookup of a filter and of a view.
 #[inline]
-pub(crate) fn find<S: Words>(
-    tables: &[Table<S>],
-    plan: &Plan,
+pub(crate) fn find<'t, S: Words + 't>(
+    tables: impl IntoIterator<Item = &'t Table<S>>,
     digest: Digest,
 ) -> Option<(usize, u64)> {
-    for (i, t) in tables.iter().enumerate() {
-        let range = plan.range(i).expect("checked ranges");
-        let (q, rem) = split(digest.h1(), range, t.bits);
+    for (i, t) in tables.into_iter().enumerate() {
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
         let c = t.count(q, rem);
         if c > 0 {
             return Some((i, c));
         }
     }
     None
+}
+
+/// Where a digest's fingerprint lies in a chain of tables: table `table`,
+/// its quotient and remainder there, and its [`Place`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Located {
+    pub(crate) table: usize,
+    pub(crate) q: usize,
+    pub(crate) rem: u64,
+    pub(crate) place: Place,
+}
+
+/// The first table that holds the digest's fingerprint (`place.count >
+/// 0`), or else its place in the newest table: what an insert or a remove
+/// changes, found once.
+pub(crate) fn locate<'t, S: Words + 't>(
+    tables: impl IntoIterator<Item = &'t Table<S>>,
+    digest: Digest,
+) -> Located {
+    let mut last = None;
+    for (table, t) in tables.into_iter().enumerate() {
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
+        let place = t.place(q, rem);
+        let at = Located {
+            table,
+            q,
+            rem,
+            place,
+        };
+        if place.count > 0 {
+            return at;
+        }
+        last = Some(at);
+    }
+    last.expect("a filter has a table")
 }
 
 impl QuotientFilter {
@@ -159,7 +235,7 @@ impl QuotientFilter {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        find(&self.tables, &self.plan, digest).is_some()
+        find(&self.tables, digest).is_some()
     }
 
     /// Inserts a precomputed digest: `Ok(true)` when no table held its
@@ -172,65 +248,33 @@ impl QuotientFilter {
     /// past 64 bits, [`Error::TooLarge`] past `max_bytes`,
     /// [`Error::AllocationFailed`]; the filter is then unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        let found = find(&self.tables, &self.plan, digest);
-        let i = match found {
-            Some((i, _)) => i,
-            None => {
-                let last = self.tables.len() - 1;
-                if self.tables[last].used >= limit(self.tables[last].home) {
-                    self.grow()?;
-                }
-                self.tables.len() - 1
-            }
-        };
-        self.add(i, digest, 1);
+        let mut at = locate(&self.tables, digest);
+        let new = at.place.count == 0;
+        let last = self.tables.len() - 1;
+        if new && self.tables[last].used >= limit(self.tables[last].home) {
+            self.grow()?;
+            at = locate(&self.tables[last + 1..], digest);
+            at.table += last + 1;
+        }
+        let t = &mut self.tables[at.table];
+        t.update_at(at.q, at.rem, &at.place, &mut self.scratch, |c| c + 1)
+            .expect("a vector grows");
         self.len += 1;
-        Ok(found.is_none())
-    }
-
-    /// Adds `n` to the count of the digest's fingerprint in table `i`.
-    fn add(&mut self, i: usize, digest: Digest, n: u64) {
-        let range = self.plan.range(i).expect("checked ranges");
-        let t = &mut self.tables[i];
-        let (q, rem) = split(digest.h1(), range, t.bits);
-        t.update(q, rem, &mut self.scratch, |c| c + n);
+        Ok(new)
     }
 
     /// Adds the next table: twice the home slots of the last, wider
     /// remainders.
     fn grow(&mut self) -> Result<()> {
-        let i = self.tables.len();
-        let cannot = |reason: String| Error::CannotGrow {
-            stages: i,
-            items: self.len,
-            reason,
-        };
-        if self.plan.range(i).is_none() {
-            return Err(cannot(format!(
-                "table {i} would need fingerprints of more than 64 bits ({} remainder bits)",
-                self.plan.bits(i)
-            )));
-        }
-        let home = self
-            .plan
-            .home(i)
-            .ok_or_else(|| cannot("too many slots".into()))?;
-        let bits = self.plan.bits(i);
-        let have = self.memory_bytes() as u128;
-        let limit = self
-            .max_bytes
-            .map(|m| (m as u128).saturating_sub(have).min(usize::MAX as u128) as usize);
-        let limit = match (self.max_bytes, limit) {
-            (Some(_), Some(l)) => Some(l),
-            _ => None,
-        };
-        let table = Table::new(home, bits, limit).map_err(|e| match e {
-            Error::TooLarge { needed, .. } => Error::TooLarge {
-                needed: needed + have,
-                limit: self.max_bytes.map_or(isize::MAX as u128, |m| m as u128),
-            },
-            e => e,
-        })?;
+        let have = self.memory_bytes();
+        let table = next_table(
+            &self.plan,
+            self.tables.len(),
+            self.len,
+            have,
+            self.max_bytes,
+            Table::new,
+        )?;
         self.tables.push(table);
         Ok(())
     }
@@ -239,13 +283,13 @@ impl QuotientFilter {
     /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
     /// (changing nothing) when no table holds it.
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
-        let Some((i, _)) = find(&self.tables, &self.plan, digest) else {
+        let at = locate(&self.tables, digest);
+        if at.place.count == 0 {
             return Removal::Absent;
-        };
-        let range = self.plan.range(i).expect("checked ranges");
-        let t = &mut self.tables[i];
-        let (q, rem) = split(digest.h1(), range, t.bits);
-        t.update(q, rem, &mut self.scratch, |c| c - 1);
+        }
+        let t = &mut self.tables[at.table];
+        t.update_at(at.q, at.rem, &at.place, &mut self.scratch, |c| c - 1)
+            .expect("a vector grows");
         self.len -= 1;
         Removal::Removed
     }
@@ -253,7 +297,7 @@ impl QuotientFilter {
     /// An upper bound on the times a precomputed digest went in (less its
     /// removes): the count of its fingerprint, with no cap below 2³².
     pub fn count_digest(&self, digest: Digest) -> Count {
-        match find(&self.tables, &self.plan, digest) {
+        match find(&self.tables, digest) {
             None => Count::AtMost(0),
             Some((_, c)) => match u32::try_from(c) {
                 Ok(c) => Count::AtMost(c),
@@ -318,7 +362,8 @@ impl QuotientFilter {
                     let fk = fp >> shift;
                     let (q, rem) = ((fk >> t.bits) as usize, fk & ((1u64 << t.bits) - 1));
                     if t.count(q, rem) > 0 {
-                        t.update(q, rem, &mut scratch, |old| old + c);
+                        t.update(q, rem, &mut scratch, |old| old + c)
+                            .expect("a vector grows");
                         return false;
                     }
                 }
@@ -381,13 +426,6 @@ impl QuotientFilter {
         Ok(())
     }
 
-    /// The parameters by name: `tables`, `remainder_bits` (of the first
-    /// table), `slots` (home slots of all tables), `load` (slots in use /
-    /// home slots, all tables) and `entries` (distinct fingerprints).
-    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
-        parameters(&self.tables, &self.plan)
-    }
-
     /// The tables the filter has grown to (1 until it first fills).
     pub fn tables(&self) -> usize {
         self.tables.len()
@@ -398,30 +436,7 @@ impl QuotientFilter {
         self.plan.r0
     }
 
-    approxset_core::bookkeeping_methods!(
-        len = "Inserts accepted less removes that succeeded (repeats included)."
-    );
-
-    /// The number of items the filter was sized for (it grows past it).
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    /// The rate at the current fill: the sum over tables of distinct
-    /// fingerprints over fingerprint range.
-    pub fn estimated_fp_rate(&self) -> f64 {
-        estimated_fp_rate(&self.tables, &self.plan)
-    }
-
-    /// The distinct items it holds, estimated: the distinct fingerprints.
-    pub fn estimated_items(&self) -> f64 {
-        self.tables.iter().map(|t| t.entries as f64).sum()
-    }
-
-    /// Bytes of the tables' blocks and offsets.
-    pub fn memory_bytes(&self) -> usize {
-        self.tables.iter().map(Table::memory_bytes).sum()
-    }
+    chain_methods!(len = "Inserts accepted less removes that succeeded (repeats included).");
 
     /// Removes every item, keeping the first table's size and the key.
     pub fn clear(&mut self) {
@@ -493,11 +508,10 @@ pub(crate) fn parameters<S: Words>(tables: &[Table<S>], plan: &Plan) -> Vec<(&'s
 }
 
 /// The rate at the current fill of a filter or view.
-pub(crate) fn estimated_fp_rate<S: Words>(tables: &[Table<S>], plan: &Plan) -> f64 {
+pub(crate) fn estimated_fp_rate<S: Words>(tables: &[Table<S>]) -> f64 {
     tables
         .iter()
-        .enumerate()
-        .map(|(i, t)| t.entries as f64 / plan.range(i).expect("checked ranges") as f64)
+        .map(|t| t.entries as f64 / t.range() as f64)
         .sum()
 }
 
@@ -505,12 +519,25 @@ pub(crate) fn estimated_fp_rate<S: Words>(tables: &[Table<S>], plan: &Plan) -> f
 /// same counts in the same tables, with the same key, plan and size.
 impl PartialEq for QuotientFilter {
     fn eq(&self, other: &Self) -> bool {
-        self.tables == other.tables
-            && self.plan == other.plan
-            && self.key == other.key
-            && self.len == other.len
-            && self.capacity == other.capacity
-            && self.fp_rate.to_bits() == other.fp_rate.to_bits()
+        self.compared() == other.compared()
+    }
+}
+
+/// The fields equality compares (not the scratch buffers or the memory
+/// limit), the rate as its bits.
+type Compared<'a> = (&'a [Table], Plan, HashKey, usize, usize, u64);
+
+impl QuotientFilter {
+    fn compared(&self) -> Compared<'_> {
+        let f = self;
+        (
+            &f.tables,
+            f.plan,
+            f.key,
+            f.len,
+            f.capacity,
+            f.fp_rate.to_bits(),
+        )
     }
 }
 

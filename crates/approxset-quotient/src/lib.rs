@@ -20,18 +20,27 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+#[macro_use]
+mod macros;
+
+mod bits;
 mod check;
 mod codec;
 mod filter;
 mod persist;
+mod save;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shared;
+mod shift;
 mod sizing;
 mod table;
+mod update;
 mod view;
 
 pub use approxset_core::{Count, Error, Removal, Result};
 pub use filter::{QuotientBuilder, QuotientFilter};
+pub use shared::{QuotientLocal, SharedQuotient};
 pub use sizing::MAX_LOAD;
 pub use view::QuotientFilterView;
 

@@ -1,32 +1,18 @@
-//! Saving and loading: the filter in the binary format of
-//! `approxset_core::format` (tag 10, `docs/format.md`), and the checks a
+//! Loading: the filter from the binary format of `approxset_core::format`
+//! (tag 10, `docs/format.md`; `save.rs` writes it), and the checks a
 //! loaded filter (or a view) passes.
 
-use approxset_core::format::{Reader, Words, Writer, tag};
+use approxset_core::format::{Reader, Words, tag};
 use approxset_core::{Error, HashKey, Result};
 
 use crate::QuotientFilter;
 use crate::filter::find;
 use crate::sizing::{MAX_BITS, MIN_BITS, Plan};
-use crate::table::{Scratch, Table, data_words, offset_words};
+use crate::table::{Table, data_words, offset_words};
+use crate::update::Scratch;
 
 /// Persistence in the binary format of `approxset_core::format`.
 impl QuotientFilter {
-    /// The filter in the versioned binary format (see `docs/format.md`).
-    ///
-    /// # Errors
-    /// None: every filter serializes. The `Result` is the trait's signature.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(write(
-            &self.tables,
-            &self.plan,
-            self.key,
-            self.len,
-            self.capacity,
-            self.fp_rate,
-        ))
-    }
-
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes), every
     /// field checked against the others (so a loaded filter cannot panic
     /// or answer from inconsistent tables) and nothing larger than the
@@ -59,39 +45,6 @@ impl QuotientFilter {
     }
 
     approxset_core::stream_methods!();
-}
-
-/// Writes tables and fields in the format.
-pub(crate) fn write<S: Words>(
-    tables: &[Table<S>],
-    plan: &Plan,
-    key: HashKey,
-    len: usize,
-    capacity: usize,
-    fp_rate: f64,
-) -> Vec<u8> {
-    let bytes: usize = tables.iter().map(|t| t.memory_bytes() + 40).sum();
-    let mut w = Writer::new(tag::QUOTIENT, key, bytes + 64);
-    w.require_version(approxset_core::format::HASH_FUNCTION_VERSION);
-    w.u32(plan.r0)
-        .u32(plan.gap)
-        .u64(plan.home as u64)
-        .u64(len as u64)
-        .u64(capacity as u64)
-        .f64(fp_rate)
-        .u64(tables.len() as u64);
-    for t in tables {
-        w.u64(t.home as u64)
-            .u32(t.bits)
-            .u32(0)
-            .u64(t.blocks as u64)
-            .u64(t.used as u64)
-            .u64(t.entries as u64);
-    }
-    for t in tables {
-        w.words_from(&t.data).words_from(&t.offsets);
-    }
-    w.finish()
 }
 
 /// A saved filter's fields over tables of storage `S`.
@@ -236,7 +189,7 @@ pub(crate) fn check_counts<S: Words>(tables: &[Table<S>], plan: &Plan, len: usiz
                 // The h1 prefix of this fingerprint: any h1 whose
                 // fingerprint in table i is `fp` has it in older tables.
                 let h1 = fp_to_h1(fp, range);
-                let older = find(&tables[..i], plan, approxset_core::Digest::new(h1, 0));
+                let older = find(&tables[..i], approxset_core::Digest::new(h1, 0));
                 if older.is_some() {
                     misplaced = Some(i);
                 }

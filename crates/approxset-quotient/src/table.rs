@@ -6,14 +6,16 @@
 //! runs of earlier quotients cover), kept apart so that a block is whole
 //! words: `2 + r` words per block.
 //!
-//! Reads are functions of the words alone (generic over [`Words`], so a
-//! view of saved bytes runs this code); writes are on `Vec<u64>` storage.
-//! Runs past the last home slot go to overflow blocks appended as needed.
+//! This file holds the type and its reads, functions of the words alone
+//! (generic over [`Words`], so a view of saved bytes and a shard's atomics
+//! run this code). The writes are in `shift.rs` (one slot in or out, the
+//! common case) and `update.rs` (any change of a run). Runs past the last
+//! home slot go to overflow blocks appended as needed.
 
-use approxset_core::Result;
 use approxset_core::format::Words;
 
-use crate::codec::{self, Entry};
+use crate::bits::{mask, select_or_count};
+use crate::codec;
 
 /// An offset this large is stored as this, and computed when read.
 pub(crate) const SATURATED: u64 = 0xFFFF;
@@ -42,24 +44,31 @@ pub(crate) const fn offset_words(blocks: usize) -> usize {
     blocks.div_ceil(4)
 }
 
-#[inline(always)]
-const fn mask(r: u32) -> u64 {
-    (1u64 << r) - 1
-}
-
-/// The position of the `k`-th (from 1) set bit of `w`, which has at least `k`.
-#[inline(always)]
-fn select(mut w: u64, k: u32) -> u32 {
-    for _ in 1..k {
-        w &= w - 1;
-    }
-    w.trailing_zeros()
+/// Where a fingerprint's remainder lies or would go in its quotient's run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Place {
+    /// The run's slots `[start, end)` (`start == end`: no run, and
+    /// `start` is where it would begin).
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    /// The slot of the first entry whose remainder is at least the one
+    /// sought (`end` when there is none).
+    pub(crate) at: usize,
+    /// That entry's count when its remainder is the one sought, else 0.
+    pub(crate) count: u64,
 }
 
 impl<S: Words> Table<S> {
     #[inline(always)]
-    fn stride(&self) -> usize {
+    pub(crate) fn stride(&self) -> usize {
         2 + self.bits as usize
+    }
+
+    /// The range `home·2^bits` of the table's fingerprints (below 2⁶⁴ in
+    /// every table a plan or a check allows).
+    #[inline(always)]
+    pub(crate) fn range(&self) -> u64 {
+        (self.home as u64) << self.bits
     }
 
     /// Slots in all blocks, home and overflow.
@@ -87,13 +96,18 @@ impl<S: Words> Table<S> {
         self.runends(x / 64) >> (x % 64) & 1 == 1
     }
 
+    /// The word and bit at which slot `x`'s remainder begins.
+    #[inline(always)]
+    pub(crate) fn rem_at(&self, x: usize) -> (usize, u32) {
+        let bit = (x % 64) * self.bits as usize;
+        ((x / 64) * self.stride() + 2 + bit / 64, (bit % 64) as u32)
+    }
+
     /// The remainder in slot `x`.
     #[inline(always)]
     pub(crate) fn rem(&self, x: usize) -> u64 {
         let r = self.bits;
-        let bit = (x % 64) * r as usize;
-        let at = (x / 64) * self.stride() + 2 + bit / 64;
-        let o = (bit % 64) as u32;
+        let (at, o) = self.rem_at(x);
         let mut v = self.data.word(at) >> o;
         if o + r > 64 {
             v |= self.data.word(at + 1) << (64 - o);
@@ -110,7 +124,7 @@ impl<S: Words> Table<S> {
     /// The offset of block `b`: slots from its first on covered by runs of
     /// quotients before it.
     #[inline]
-    fn offset(&self, b: usize) -> usize {
+    pub(crate) fn offset(&self, b: usize) -> usize {
         let o = self.stored_offset(b);
         if o < SATURATED {
             return o as usize;
@@ -140,12 +154,7 @@ impl<S: Words> Table<S> {
     fn covered_with(&self, x: usize, offset: usize) -> usize {
         let b = x / 64;
         let s = b * 64;
-        let below = (x - s) as u32;
-        let keep = if below == 63 {
-            u64::MAX
-        } else {
-            (2u64 << below) - 1
-        };
+        let keep = u64::MAX >> (63 - (x - s));
         let d = (self.occupieds(b) & keep).count_ones();
         let from = s + offset;
         if d == 0 {
@@ -154,21 +163,55 @@ impl<S: Words> Table<S> {
         // The d-th run end at or after `from`.
         let mut d = d;
         let mut blk = from / 64;
-        let mut w = if blk < self.blocks {
-            self.runends(blk) & (u64::MAX << (from % 64))
-        } else {
+        if blk >= self.blocks {
             return self.slots();
-        };
+        }
+        let mut w = self.runends(blk) & (u64::MAX << (from % 64));
         loop {
-            let n = w.count_ones();
-            if n >= d {
-                return blk * 64 + select(w, d) as usize + 1;
+            match select_or_count(w, d) {
+                Ok(p) => return blk * 64 + p as usize + 1,
+                Err(n) => d -= n,
             }
-            d -= n;
             blk += 1;
             if blk >= self.blocks {
                 return self.slots();
             }
+            w = self.runends(blk);
+        }
+    }
+
+    /// The first slot at or after `x` that no run holds (`slots()` when
+    /// the runs fill the table to its end).
+    pub(crate) fn first_unused(&self, mut x: usize) -> usize {
+        while x < self.slots() {
+            let e = self.covered_to(x);
+            if e <= x {
+                return x;
+            }
+            x = e;
+        }
+        x
+    }
+
+    /// The last run end before slot `end - 1` and after `floor`, plus one,
+    /// or `floor` when there is none: where a run ending at `end` starts.
+    #[inline]
+    fn run_start(&self, floor: usize, end: usize) -> usize {
+        let last = end.saturating_sub(1);
+        if last <= floor {
+            return floor;
+        }
+        let mut blk = last / 64;
+        let mut w = self.runends(blk) & ((1u64 << (last % 64)) - 1);
+        loop {
+            if w != 0 {
+                let p = blk * 64 + 63 - w.leading_zeros() as usize + 1;
+                return p.max(floor);
+            }
+            if blk * 64 <= floor {
+                return floor;
+            }
+            blk -= 1;
             w = self.runends(blk);
         }
     }
@@ -180,32 +223,96 @@ impl<S: Words> Table<S> {
             return None;
         }
         let end = self.covered_to(q);
-        let mut p = end - 1;
-        while p > q && !self.is_runend(p - 1) {
-            p -= 1;
-        }
-        Some((p, end))
+        Some((self.run_start(q, end), end))
     }
 
-    /// The count of fingerprint `(q, rem)`: 0 when absent.
+    /// Where remainder `rem` lies or would go in the run of quotient `q`.
     #[inline]
-    pub(crate) fn count(&self, q: usize, rem: u64) -> u64 {
+    pub(crate) fn place(&self, q: usize, rem: u64) -> Place {
         let Some((start, end)) = self.run(q) else {
-            return 0;
+            let s = self.covered_to(q).max(q);
+            return Place {
+                start: s,
+                end: s,
+                at: s,
+                count: 0,
+            };
         };
-        let len = end - start;
+        // (Saturating: a lookup racing a shard's writer may read a torn
+        // run, which the shard then reads again.)
+        let len = end.saturating_sub(start);
+        let found = |i: usize, count: u64| Place {
+            start,
+            end,
+            at: start + i,
+            count,
+        };
+        // Runs of one or two slots (nearly all), without the codec: `[x]`,
+        // `[x, x]` (count 2) or `[x, y]` (`x < y`, two entries).
+        if len == 1 || len == 2 {
+            let x = self.rem(start);
+            let y = if len == 2 {
+                self.rem(start + 1)
+            } else {
+                u64::MAX
+            };
+            if len == 2 && x == y {
+                return found(if x >= rem { 0 } else { 2 }, if x == rem { 2 } else { 0 });
+            }
+            if x < y || len == 1 {
+                return if x >= rem {
+                    found(0, u64::from(x == rem))
+                } else if len == 2 && y >= rem {
+                    found(1, u64::from(y == rem))
+                } else {
+                    found(len, 0)
+                };
+            }
+        }
         let mut i = 0;
         while i < len {
             let Some(((x, c), next)) = codec::decode(|j| self.rem(start + j), i, len, self.bits)
             else {
-                return 0;
+                break;
             };
             if x >= rem {
-                return if x == rem { c } else { 0 };
+                let count = if x == rem { c } else { 0 };
+                return Place {
+                    start,
+                    end,
+                    at: start + i,
+                    count,
+                };
             }
             i = next;
         }
-        0
+        Place {
+            start,
+            end,
+            at: end,
+            count: 0,
+        }
+    }
+
+    /// The count of fingerprint `(q, rem)`: 0 when absent. Runs of one or
+    /// two slots (nearly all) are read without the codec.
+    #[inline]
+    pub(crate) fn count(&self, q: usize, rem: u64) -> u64 {
+        let (b, bit) = (q / 64, q % 64);
+        let occ = self.occupieds(b);
+        if (occ >> bit) & 1 == 0 {
+            return 0;
+        }
+        let end = self.covered_with(q, self.offset(b));
+        let start = self.run_start(q, end);
+        match end.saturating_sub(start) {
+            1 => u64::from(self.rem(start) == rem),
+            2 => {
+                let (x, y) = (self.rem(start), self.rem(start + 1));
+                u64::from(x == rem) + u64::from(y == rem)
+            }
+            _ => self.place(q, rem).count,
+        }
     }
 
     /// Calls `f(fingerprint, count)` for every entry, in ascending order of
@@ -249,317 +356,8 @@ impl<S: Words> Table<S> {
         blk * 64 + w.trailing_zeros() as usize
     }
 
-    /// Bytes of the block words and offsets.
-    pub(crate) fn memory_bytes(&self) -> usize {
-        (self.data.word_count() + self.offsets.word_count()) * 8
-    }
-}
-
-impl Table {
-    /// An empty table of `home` slots (a multiple of 64, at least 64) and
-    /// `r`-bit remainders, with one overflow block.
-    ///
-    /// # Errors
-    /// [`Error::TooLarge`] or [`Error::AllocationFailed`].
-    pub(crate) fn new(home: usize, r: u32, max_bytes: Option<usize>) -> Result<Self> {
-        debug_assert!(home % 64 == 0 && home >= 64);
-        let blocks = home / 64 + 1;
-        let words = data_words(blocks, r) as u128 + offset_words(blocks) as u128;
-        approxset_core::sizing::check_memory(words * 8, max_bytes)?;
-        let data = approxset_core::sizing::zeroed_words(data_words(blocks, r) as u128, None)?;
-        let offsets = approxset_core::sizing::zeroed_words(offset_words(blocks) as u128, None)?;
-        Ok(Table {
-            home,
-            bits: r,
-            blocks,
-            data,
-            offsets,
-            used: 0,
-            entries: 0,
-        })
-    }
-
-    /// Removes every entry.
-    pub(crate) fn clear(&mut self) {
-        self.blocks = self.home / 64 + 1;
-        self.data.clear();
-        self.data.resize(data_words(self.blocks, self.bits), 0);
-        self.offsets.clear();
-        self.offsets.resize(offset_words(self.blocks), 0);
-        self.used = 0;
-        self.entries = 0;
-    }
-
-    fn set_bit(&mut self, word: usize, bit: usize, on: bool) {
-        if on {
-            self.data[word] |= 1 << bit;
-        } else {
-            self.data[word] &= !(1 << bit);
-        }
-    }
-
-    fn set_occupied(&mut self, q: usize, on: bool) {
-        let w = (q / 64) * self.stride();
-        self.set_bit(w, q % 64, on);
-    }
-
-    fn set_runend(&mut self, x: usize, on: bool) {
-        let w = (x / 64) * self.stride() + 1;
-        self.set_bit(w, x % 64, on);
-    }
-
-    fn set_rem(&mut self, x: usize, v: u64) {
-        let r = self.bits;
-        let bit = (x % 64) * r as usize;
-        let at = (x / 64) * self.stride() + 2 + bit / 64;
-        let o = (bit % 64) as u32;
-        let m = mask(r);
-        self.data[at] = (self.data[at] & !(m << o)) | (v << o);
-        if o + r > 64 {
-            let hi = 64 - o;
-            self.data[at + 1] = (self.data[at + 1] & !(m >> hi)) | (v >> hi);
-        }
-    }
-
-    /// The remainders of slots `[x, x + k)` (one block, `k·r ≤ 64`) as one
-    /// bit string, slot `x` lowest.
-    #[inline(always)]
-    fn rems(&self, x: usize, k: usize) -> u64 {
-        let r = self.bits as usize;
-        let width = k * r;
-        let bit = (x % 64) * r;
-        let at = (x / 64) * self.stride() + 2 + bit / 64;
-        let o = bit % 64;
-        let mut v = self.data[at] >> o;
-        if o + width > 64 {
-            v |= self.data[at + 1] << (64 - o);
-        }
-        if width == 64 {
-            v
-        } else {
-            v & ((1u64 << width) - 1)
-        }
-    }
-
-    /// Writes [`rems`](Self::rems)' bit string back at slots `[x, x + k)`.
-    #[inline(always)]
-    fn set_rems(&mut self, x: usize, k: usize, v: u64) {
-        let r = self.bits as usize;
-        let width = k * r;
-        let m = if width == 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        };
-        let bit = (x % 64) * r;
-        let at = (x / 64) * self.stride() + 2 + bit / 64;
-        let o = bit % 64;
-        self.data[at] = (self.data[at] & !(m << o)) | (v << o);
-        if o + width > 64 {
-            let hi = 64 - o;
-            self.data[at + 1] = (self.data[at + 1] & !(m >> hi)) | (v >> hi);
-        }
-    }
-
-    /// Copies the remainders of slots `[from, from + n)` to `[to, to + n)`,
-    /// in chunks of up to `64/r` slots that stay within a block on both
-    /// sides; back to front when moving right, so overlaps are safe.
-    fn move_slots(&mut self, from: usize, n: usize, to: usize) {
-        let per = (64 / self.bits as usize).max(1);
-        if to > from {
-            let mut end = n;
-            while end > 0 {
-                let (s, t) = (from + end - 1, to + end - 1);
-                let k = per.min(end).min(s % 64 + 1).min(t % 64 + 1);
-                let v = self.rems(s + 1 - k, k);
-                self.set_rems(t + 1 - k, k, v);
-                end -= k;
-            }
-        } else {
-            let mut done = 0;
-            while done < n {
-                let (s, t) = (from + done, to + done);
-                let k = per.min(n - done).min(64 - s % 64).min(64 - t % 64);
-                let v = self.rems(s, k);
-                self.set_rems(t, k, v);
-                done += k;
-            }
-        }
-    }
-
-    /// Clears the remainders (`zero`) or the run-end bits of slots `[a, b)`.
-    fn clear_range(&mut self, a: usize, b: usize, zero: bool) {
-        let mut x = a;
-        while x < b {
-            if zero {
-                let k = ((64 / self.bits as usize).max(1))
-                    .min(b - x)
-                    .min(64 - x % 64);
-                self.set_rems(x, k, 0);
-                x += k;
-            } else {
-                let k = (b - x).min(64 - x % 64);
-                let m = if k == 64 {
-                    u64::MAX
-                } else {
-                    ((1u64 << k) - 1) << (x % 64)
-                };
-                let w = (x / 64) * self.stride() + 1;
-                self.data[w] &= !m;
-                x += k;
-            }
-        }
-    }
-
-    fn set_offset(&mut self, b: usize, o: usize) {
-        let v = (o as u64).min(SATURATED);
-        let shift = 16 * (b % 4);
-        let w = &mut self.offsets[b / 4];
-        *w = (*w & !(0xFFFF << shift)) | (v << shift);
-    }
-
-    /// Appends overflow blocks until the table has `slots` slots.
-    fn ensure_slots(&mut self, slots: usize) {
-        while self.slots() < slots {
-            self.blocks += 1;
-            self.data.resize(data_words(self.blocks, self.bits), 0);
-            self.offsets.resize(offset_words(self.blocks), 0);
-        }
-    }
-
-    /// Recomputes the offsets of the blocks whose first slot is in
-    /// `[from, to]`, in order (each from the one before).
-    fn fix_offsets(&mut self, from: usize, to: usize) {
-        let first = from.div_ceil(64).max(1);
-        let last = (to / 64).min(self.blocks - 1);
-        for b in first..=last {
-            let o = self.covered_to(b * 64 - 1).saturating_sub(b * 64);
-            self.set_offset(b, o);
-        }
-    }
-
-    /// Sets the count of fingerprint `(q, rem)` to `f(old count)` (0 removes
-    /// it) and returns the old count. `scratch` holds the run's entries and
-    /// slots meanwhile.
-    pub(crate) fn update(
-        &mut self,
-        q: usize,
-        rem: u64,
-        scratch: &mut Scratch,
-        f: impl FnOnce(u64) -> u64,
-    ) -> u64 {
-        let (start, old_end) = match self.run(q) {
-            Some(run) => run,
-            None => {
-                let s = self.covered_to(q).max(q);
-                (s, s)
-            }
-        };
-        // The run's entries, with the one changed.
-        let entries = &mut scratch.entries;
-        entries.clear();
-        let len = old_end - start;
-        let mut i = 0;
-        while i < len {
-            let (e, next) = codec::decode(|j| self.rem(start + j), i, len, self.bits)
-                .expect("a checked table decodes");
-            entries.push(e);
-            i = next;
-        }
-        let at = entries.partition_point(|&(x, _)| x < rem);
-        let old = match entries.get(at) {
-            Some(&(x, c)) if x == rem => c,
-            _ => 0,
-        };
-        let new = f(old);
-        if new == old {
-            return old;
-        }
-        match (old, new) {
-            (0, _) => {
-                entries.insert(at, (rem, new));
-                self.entries += 1;
-            }
-            (_, 0) => {
-                entries.remove(at);
-                self.entries -= 1;
-            }
-            _ => entries[at].1 = new,
-        }
-        let slots = &mut scratch.slots;
-        slots.clear();
-        for &(x, c) in entries.iter() {
-            codec::encode(x, c, self.bits, slots);
-        }
-        let new_len = slots.len();
-        // The runs after it that move, as (old start, length, new start).
-        let moves = &mut scratch.moves;
-        moves.clear();
-        scratch.ends.clear();
-        let mut pos = old_end;
-        let mut write = start + new_len;
-        let mut next_q = q + 1;
-        while pos != write {
-            let Some(nq) = self.next_occupied(next_q) else {
-                break;
-            };
-            let old_st = nq.max(pos);
-            let new_st = nq.max(write);
-            if old_st == new_st {
-                break;
-            }
-            let end = self.next_runend(old_st) + 1;
-            scratch.ends.push(new_st + (end - old_st) - 1);
-            // Runs that lie end to end and move by as much move as one.
-            match moves.last_mut() {
-                Some((from, n, to)) if *from + *n == old_st && *to + *n == new_st => {
-                    *n += end - old_st;
-                }
-                _ => moves.push((old_st, end - old_st, new_st)),
-            }
-            pos = end;
-            write = new_st + (end - old_st);
-            next_q = nq + 1;
-        }
-        let span_end = pos.max(write);
-        self.ensure_slots(span_end);
-        if new_len > len {
-            for &(from, n, to) in moves.iter().rev() {
-                self.move_slots(from, n, to);
-            }
-            for (k, &v) in slots.iter().enumerate() {
-                self.set_rem(start + k, v);
-            }
-        } else {
-            for (k, &v) in slots.iter().enumerate() {
-                self.set_rem(start + k, v);
-            }
-            for &(from, n, to) in moves.iter() {
-                self.move_slots(from, n, to);
-            }
-        }
-        // Slots of the span that no run holds now are 0.
-        let mut cursor = start + new_len;
-        for &(_, n, to) in moves.iter() {
-            self.clear_range(cursor, to, true);
-            cursor = to + n;
-        }
-        self.clear_range(cursor, span_end, true);
-        self.clear_range(start, span_end, false);
-        if new_len > 0 {
-            self.set_runend(start + new_len - 1, true);
-        }
-        for &end in scratch.ends.iter() {
-            self.set_runend(end, true);
-        }
-        self.set_occupied(q, new_len > 0);
-        self.used = self.used + new_len - len;
-        self.fix_offsets(q + 1, span_end);
-        old
-    }
-
     /// The first occupied quotient at or after `q`, if any.
-    fn next_occupied(&self, q: usize) -> Option<usize> {
+    pub(crate) fn next_occupied(&self, q: usize) -> Option<usize> {
         let home_blocks = self.home / 64;
         let mut b = q / 64;
         if b >= home_blocks {
@@ -576,51 +374,8 @@ impl Table {
         Some(b * 64 + w.trailing_zeros() as usize)
     }
 
-    /// A table of `home` slots and `r`-bit remainders holding `entries`
-    /// (fingerprint, count), sorted by fingerprint with no repeats: one
-    /// pass.
-    ///
-    /// # Errors
-    /// [`Error::TooLarge`] or [`Error::AllocationFailed`].
-    pub(crate) fn from_sorted(
-        home: usize,
-        r: u32,
-        entries: &[Entry],
-        max_bytes: Option<usize>,
-    ) -> Result<Self> {
-        let mut t = Table::new(home, r, max_bytes)?;
-        let mut slots = Vec::new();
-        let mut pos = 0;
-        let mut i = 0;
-        while i < entries.len() {
-            let q = (entries[i].0 >> r) as usize;
-            slots.clear();
-            while i < entries.len() && (entries[i].0 >> r) as usize == q {
-                codec::encode(entries[i].0 & mask(r), entries[i].1, r, &mut slots);
-                t.entries += 1;
-                i += 1;
-            }
-            let start = pos.max(q);
-            t.ensure_slots(start + slots.len());
-            for (k, &v) in slots.iter().enumerate() {
-                t.set_rem(start + k, v);
-            }
-            t.set_runend(start + slots.len() - 1, true);
-            t.set_occupied(q, true);
-            t.used += slots.len();
-            pos = start + slots.len();
-        }
-        let end = t.slots();
-        t.fix_offsets(0, end);
-        Ok(t)
+    /// Bytes of the block words and offsets.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        (self.data.word_count() + self.offsets.word_count()) * 8
     }
-}
-
-/// Buffers an update reuses: a run's entries and slots, the runs it moves.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Scratch {
-    entries: Vec<Entry>,
-    slots: Vec<u64>,
-    moves: Vec<(usize, usize, usize)>,
-    ends: Vec<usize>,
 }

@@ -2,11 +2,11 @@
 //! where they lie, answered by the filter's own lookup.
 
 use approxset_core::format::{LeWords, Reader, tag, verify_checksum};
-use approxset_core::{Count, Digest, HashKey, Result, Value};
+use approxset_core::{Count, Digest, HashKey, Result};
 
 use crate::QuotientFilter;
-use crate::filter::{estimated_fp_rate, find, parameters};
-use crate::persist::{Saved, write};
+use crate::filter::find;
+use crate::persist::Saved;
 use crate::sizing::Plan;
 use crate::table::Table;
 
@@ -76,13 +76,13 @@ impl<'a> QuotientFilterView<'a> {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        find(&self.tables, &self.plan, digest).is_some()
+        find(&self.tables, digest).is_some()
     }
 
     /// An upper bound on the times a digest went in; see
     /// [`QuotientFilter::count_digest`].
     pub fn count_digest(&self, digest: Digest) -> Count {
-        match find(&self.tables, &self.plan, digest) {
+        match find(&self.tables, digest) {
             None => Count::AtMost(0),
             Some((_, c)) => u32::try_from(c).map_or(Count::AtLeast(u32::MAX), Count::AtMost),
         }
@@ -111,49 +111,7 @@ impl<'a> QuotientFilterView<'a> {
         QuotientFilter::parse(Reader::open_variant_unverified(self.file, tag::QUOTIENT)?)
     }
 
-    approxset_core::bookkeeping_methods!(
-        len = "Inserts accepted less removes that succeeded, as saved (checked)."
-    );
-
-    /// The number of items the filter was sized for.
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    /// The rate at the saved fill; see [`QuotientFilter::estimated_fp_rate`].
-    pub fn estimated_fp_rate(&self) -> f64 {
-        estimated_fp_rate(&self.tables, &self.plan)
-    }
-
-    /// The distinct fingerprints; see [`QuotientFilter::estimated_items`].
-    pub fn estimated_items(&self) -> f64 {
-        self.tables.iter().map(|t| t.entries as f64).sum()
-    }
-
-    /// Bytes of the tables.
-    pub fn memory_bytes(&self) -> usize {
-        self.tables.iter().map(Table::memory_bytes).sum()
-    }
-
-    /// The parameters by name; see [`QuotientFilter::parameters`].
-    pub fn parameters(&self) -> Vec<(&'static str, Value)> {
-        parameters(&self.tables, &self.plan)
-    }
-
-    /// The viewed filter in the binary format, as the filter writes itself.
-    ///
-    /// # Errors
-    /// None; the `Result` is the trait's signature.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        Ok(write(
-            &self.tables,
-            &self.plan,
-            self.key,
-            self.len,
-            self.capacity,
-            self.fp_rate,
-        ))
-    }
+    chain_methods!(len = "Inserts accepted less removes that succeeded, as saved (checked).");
 }
 
 impl std::fmt::Debug for QuotientFilterView<'_> {

@@ -1,0 +1,131 @@
+//! Word operations the tables are built from: masks, the position of the
+//! `k`-th set bit of a word (broadword, with a table for the last byte),
+//! and the write access to a table's words ([`Store`]) that both a
+//! `Vec<u64>` and a shard's atomics give.
+
+use approxset_core::format::Words;
+
+/// The low `r` bits set (`r < 64`).
+#[inline(always)]
+pub(crate) const fn mask(r: u32) -> u64 {
+    (1u64 << r) - 1
+}
+
+/// The bits `[a, b)` of a word set (`a ≤ b ≤ 64`).
+#[inline(always)]
+pub(crate) const fn range_mask(a: usize, b: usize) -> u64 {
+    if a >= 64 {
+        return 0;
+    }
+    let hi = if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
+    hi & !((1u64 << a) - 1)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// `SELECT_IN_BYTE[b][j]`: the position of the `j`-th (from 0) set bit of
+/// byte `b` (8 when it has none).
+static SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut t = [[8u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut bit, mut j) = (0, 0);
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b][j] = bit as u8;
+                j += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The position of the `k`-th (from 1) set bit of `w` when it has at
+/// least `k`, else the number of its set bits: byte counts summed by one
+/// multiplication (the last byte is the count), the byte found by a
+/// comparison of all eight at once, then the bit in the byte from a table.
+/// (The count comes from the same sums, so a caller that walks words
+/// counts each once.)
+#[inline(always)]
+pub(crate) fn select_or_count(w: u64, k: u32) -> Result<u32, u32> {
+    debug_assert!(k >= 1);
+    let mut s = w - ((w >> 1) & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // Byte i: the set bits of bytes 0..=i (at most 64, so no carries).
+    let sums = s.wrapping_mul(ONES);
+    let total = (sums >> 56) as u32;
+    if total < k {
+        return Err(total);
+    }
+    let k = u64::from(k - 1);
+    // High bit of byte i: sums_i ≤ k, so the count of such bytes is the
+    // byte that holds the bit sought.
+    let byte = ((((k * ONES) | HIGHS) - sums) & HIGHS).count_ones();
+    let before = (sums << 8 >> (8 * byte)) & 0xFF;
+    let b = ((w >> (8 * byte)) & 0xFF) as usize;
+    Ok(8 * byte + u32::from(SELECT_IN_BYTE[b][(k - before) as usize]))
+}
+
+/// Write access to a table's words: a `Vec<u64>` (an owned filter) or a
+/// shard's atomic words (through its writer).
+pub(crate) trait Store: Words {
+    /// Sets word `i`.
+    fn set_word(&mut self, i: usize, value: u64);
+    /// Extends the words with zeros to `n` words, or says `false` when
+    /// the storage cannot (then nothing changes).
+    fn extend_to(&mut self, n: usize) -> bool;
+}
+
+impl Store for Vec<u64> {
+    #[inline(always)]
+    fn set_word(&mut self, i: usize, value: u64) {
+        self[i] = value;
+    }
+
+    fn extend_to(&mut self, n: usize) -> bool {
+        if n > self.len() {
+            self.resize(n, 0);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_finds_every_bit() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for w in [x, x & (x >> 1), x | (x << 3), u64::MAX, 1 << 63, 1] {
+                let mut rest = w;
+                for k in 1..=w.count_ones() {
+                    assert_eq!(
+                        select_or_count(w, k),
+                        Ok(rest.trailing_zeros()),
+                        "{w:#x} {k}"
+                    );
+                    rest &= rest - 1;
+                }
+                assert_eq!(select_or_count(w, w.count_ones() + 1), Err(w.count_ones()));
+            }
+        }
+    }
+
+    #[test]
+    fn masks() {
+        assert_eq!(range_mask(0, 64), u64::MAX);
+        assert_eq!(range_mask(3, 3), 0);
+        assert_eq!(range_mask(1, 4), 0b1110);
+        assert_eq!(range_mask(60, 64), 0xF << 60);
+        assert_eq!(mask(7), 127);
+    }
+}
