@@ -97,7 +97,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(variant) => format!("{variant} filters cannot delete"),
                 Err(_) => format!("unknown variant {word:?}"),
             };
-            eprintln!("{why}\nusage: cargo run --release --example delete_log -- [quotient|cuckoo|counting]");
+            eprintln!(
+                "{why}\nusage: cargo run --release --example delete_log -- [quotient|cuckoo|counting]"
+            );
             std::process::exit(2);
         }
     };
