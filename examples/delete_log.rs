@@ -90,12 +90,19 @@ impl Store {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let word = std::env::args().nth(1).unwrap_or_else(|| "quotient".into());
-    let variant: Variant = word.parse()?;
-    if !variant.supports_delete() {
-        return Err(
-            format!("{variant} filters cannot delete; use quotient, cuckoo or counting").into(),
-        );
-    }
+    let variant = match word.parse::<Variant>() {
+        Ok(variant) if variant.supports_delete() => variant,
+        parsed => {
+            let why = match parsed {
+                Ok(variant) => format!("{variant} filters cannot delete"),
+                Err(_) => format!("unknown variant {word:?}"),
+            };
+            eprintln!(
+                "{why}\nusage: cargo run --release --example delete_log -- [quotient|cuckoo|counting]"
+            );
+            std::process::exit(2);
+        }
+    };
     // A log's size is rarely known: the growing filter starts at a tenth of
     // it; the others, which cannot grow, are sized for all of it.
     let expected = if variant == Variant::Quotient {

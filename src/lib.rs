@@ -192,3 +192,7 @@ pub mod ribbon {
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+#[doc = include_str!("../docs/guide.md")]
+#[cfg(doctest)]
+pub struct GuideDoctests;
