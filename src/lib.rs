@@ -73,6 +73,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod load;
+mod load_streamed;
 pub mod paged;
 pub mod spark;
 mod variant;
@@ -114,6 +115,8 @@ pub type ShardedCountingFilter = Sharded<CountingBloomFilter>;
 pub type ShardedCuckooFilter = Sharded<CuckooFilter>;
 
 pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};
+
+pub use load_streamed::{load_deletable_streamed, load_streamed};
 
 pub use load::{
     load, load_deletable, load_membership, read_deletable_from, read_deletable_from_limited,

@@ -5,7 +5,7 @@
 
 use std::marker::PhantomData;
 
-use approxset_core::format::{Reader, Writer, tag};
+use approxset_core::format::{self, PageRead, Reader, Writer, tag};
 use approxset_core::sizing::{self, MAX_BITS, MAX_HASHES};
 use approxset_core::{Error, HashKey, ProbeScheme, Result};
 
@@ -240,6 +240,34 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     }
 
     approxset_core::stream_methods!();
+
+    /// [`from_bytes`](Self::from_bytes) of the file of `total` bytes that
+    /// `source` reads, filled straight into the filter's cells in bounded
+    /// chunks (no copy of the file is held), every byte checked before the
+    /// filter is returned.
+    ///
+    /// ```
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::BloomFilter;
+    /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1000)?;
+    /// f.insert("alice")?;
+    /// let bytes = f.to_bytes()?;
+    /// assert_eq!(BloomFilter::load_streamed(&bytes, bytes.len() as u64)?, f);
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes), and [`Error::Io`] from the
+    /// source.
+    pub fn load_streamed(source: &dyn PageRead, total: u64) -> Result<Self> {
+        format::load_streamed(source, total, C::TAG, |mut r, payload| {
+            let key = r.key();
+            let p = Self::read_params(&mut r)?;
+            let cells = C::read_streamed(&mut r, payload, p.cells)?;
+            r.finish()?;
+            Ok(Self::from_parts(p, cells, key))
+        })
+    }
 
     pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
         let p = Self::read_params(r)?;

@@ -33,6 +33,7 @@ use crate::hash::{HashFunction, HashKey};
 mod checksum;
 mod pages;
 mod stream;
+mod streamed;
 mod words;
 mod writer;
 
@@ -41,6 +42,7 @@ pub use pages::{
     PAGE_LEN, PAGED_VERSION, PageLayout, PageRead, PageTable, PagedWords, Pages, page_checksum,
 };
 pub use stream::{DEFAULT_READ_LIMIT, read_all, read_all_limited};
+pub use streamed::{CHUNK_LEN, HEAD_LEN, Payload, load_streamed};
 pub use words::{LeWords, Words};
 pub use writer::{Writer, write_streamed};
 
