@@ -260,13 +260,9 @@ fn fits_in_memory(
     let Some(available) = available_memory() else {
         return Ok(());
     };
-    // The flat variants are saved page by page; the others are serialized
-    // whole first, a second copy (`Membership::write_into`).
-    use approxset::Variant as V;
-    let copies = match variant {
-        V::Classic | V::Partitioned | V::Blocked | V::SplitBlock | V::Counting | V::Cuckoo => 1,
-        _ => 2,
-    };
+    // The streamed variants are saved page by page; the others are
+    // serialized whole first, a second copy (`Membership::write_into`).
+    let copies = if variant.is_streamed() { 1 } else { 2 };
     let needed = design.bytes().saturating_mul(copies);
     if needed > available {
         return Err(refuse(format!(

@@ -169,19 +169,19 @@ pub(crate) fn read_filter(path: &Path, limit: StreamLimit) -> Result<Vec<u8>, Cl
 }
 
 /// The error of a filter file `path` that cannot be read.
-fn cannot_read(path: &Path, e: &io::Error) -> CliError {
+pub(crate) fn cannot_read(path: &Path, e: &io::Error) -> CliError {
     CliError::io(format_args!("cannot read '{}'", path.display()), e)
 }
 
 /// `path` opened for reading, with its metadata.
-fn open_filter_file(path: &Path) -> Result<(File, fs::Metadata), CliError> {
+pub(crate) fn open_filter_file(path: &Path) -> Result<(File, fs::Metadata), CliError> {
     let file = File::open(path).map_err(|e| cannot_read(path, &e))?;
     let meta = file.metadata().map_err(|e| cannot_read(path, &e))?;
     Ok((file, meta))
 }
 
 /// [`read_filter`] of the opened `file` (with its metadata `meta`).
-fn read_opened(
+pub(crate) fn read_opened(
     path: &Path,
     file: &File,
     meta: &fs::Metadata,
