@@ -42,7 +42,10 @@ impl Opened<'_> {
     /// # Errors
     /// A failure naming the file when it cannot be read.
     pub(crate) fn bytes(&self) -> Result<Vec<u8>, CliError> {
-        let meta = self.file.metadata().map_err(|e| files::cannot_read(self.path, &e))?;
+        let meta = self
+            .file
+            .metadata()
+            .map_err(|e| files::cannot_read(self.path, &e))?;
         files::read_opened(self.path, &self.file, &meta, files::StreamLimit::default())
     }
 
@@ -142,7 +145,10 @@ pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
         .variant()
         .and_then(|name| name.parse().ok())
         .ok_or_else(|| {
-            files::load_error(path, &approxset::Error::UnknownVariant { tag: header.tag() })
+            files::load_error(
+                path,
+                &approxset::Error::UnknownVariant { tag: header.tag() },
+            )
         })?;
     if variant.is_static() {
         return Err(static_refusal(path, variant.name()));
