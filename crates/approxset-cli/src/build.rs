@@ -124,8 +124,13 @@ pub(crate) struct BuildRecord {
     keys: u64,
     /// Items the filter was sized for.
     capacity: u64,
-    /// The false-positive rate it was built for.
+    /// The false-positive rate asked for (`--fp`).
     target_fp: f64,
+    /// The false-positive rate the filter gives at its capacity, as `info`
+    /// reports it (`Membership::fp_rate`): the target for the filters that
+    /// are sized to it, 2⁻ᶠ for a fuse filter's `f`-bit fingerprints, the
+    /// blocks' rate for a Ribbon filter.
+    fp_rate: f64,
     /// The false-positive rate estimated from its fill.
     estimated_fp: f64,
     /// Bytes of filter data in memory, as `info` reports them.
@@ -149,6 +154,7 @@ impl Record for BuildRecord {
             ("keys read", output::count(self.keys)),
             ("capacity", output::count(self.capacity)),
             ("target FP", output::rate(self.target_fp)),
+            ("FP rate", output::rate(self.fp_rate)),
             ("estimated FP", output::rate(self.estimated_fp)),
             ("memory", output::bytes(self.bytes)),
             ("written", output::bytes_exact(self.file_bytes)),
@@ -372,8 +378,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     if let Some(note) = sliding::forgetting_note(&*filter, inserted) {
         eprintln!("{note}");
     }
-    let target = filter.fp_rate();
-    save(&*filter, args, inserted, target, overfill, json)
+    save(&*filter, args, inserted, fp, overfill, json)
 }
 
 /// Saves the built `filter` to `--output`, warns when it is overfilled, and
@@ -397,6 +402,7 @@ fn save<F: Membership + ?Sized>(
         keys: keys as u64,
         capacity: filter.capacity() as u64,
         target_fp: target,
+        fp_rate: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
         bytes: filter.memory_bytes() as u64,
         file_bytes,

@@ -497,8 +497,17 @@ pub(crate) fn run(args: &CompareArgs, json: bool) -> Result<(), CliError> {
         f if f == HashFunction::default() => String::new(),
         other => format!(", hash {other}"),
     };
+    let asked = if args.variant.is_empty() {
+        "Every variant".to_owned()
+    } else {
+        variants
+            .iter()
+            .map(|v| v.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     report.header.push(format!(
-        "Every variant for n = {} {what}, {} non-member queries, {target}{hash}",
+        "{asked} for n = {} {what}, {} non-member queries, {target}{hash}",
         output::count(n as u64),
         output::count(others.count() as u64),
     ));

@@ -51,6 +51,9 @@ pub(crate) struct DesignRow {
     /// Ribbon filter's lower columns `r` (its upper blocks have `r + 1`).
     #[serde(skip_serializing_if = "Option::is_none")]
     fingerprint_bits: Option<u32>,
+    /// The false-positive rate asked for (`--fp`), as `build --json`
+    /// reports it.
+    target_fp: f64,
     /// The false-positive rate expected after N insertions (the sliding
     /// filter's: at its worst moment, every generation full).
     expected_fp: f64,
@@ -85,6 +88,7 @@ impl DesignRow {
                 Variant::Cuckoo | Variant::Fuse | Variant::Quotient | Variant::Ribbon
             )
             .then(|| design.hashes()),
+            target_fp: fp,
             expected_fp: design.expected_fp(),
             generations: sliding.map(|p| p.generations()),
             generation_size: sliding.map(|p| p.generation_size()),

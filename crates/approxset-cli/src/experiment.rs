@@ -1,5 +1,6 @@
-//! `approxset experiment`: the seed article's two experiments on the classic
-//! Bloom filter, measured against the formulas.
+//! `approxset experiment`: the classic Bloom filter's false-positive rate,
+//! measured against its formulas (`theory`) and against its number of hash
+//! functions (`optimal-k`).
 //!
 //! Both insert the keys `member-0 … member-{n−1}` and query
 //! `nonmember-0 … nonmember-{q−1}` as byte strings into a classic filter of
@@ -48,13 +49,13 @@ Examples:
 /// The experiments.
 #[derive(Debug, Subcommand)]
 pub(crate) enum ExperimentCommand {
-    /// Experiment 1: measured false-positive rate against the approximate and
-    /// the exact formula, for k in {2,4,6,8} and m/n in {4,6,8,10,12,16,20}.
+    /// The measured false-positive rate against the approximate and the
+    /// exact formula, for k in {2,4,6,8} and m/n in {4,6,8,10,12,16,20}.
     #[command(after_help = THEORY_EXAMPLES)]
     Theory(TheoryArgs),
 
-    /// Experiment 2: the false-positive rate for k = 1..10 at fixed m/n, with
-    /// its minimum near k* = (m/n) ln 2.
+    /// The false-positive rate for k = 1..10 at fixed m/n, with its minimum
+    /// near k* = (m/n) ln 2.
     #[command(after_help = OPTIMAL_K_EXAMPLES)]
     OptimalK(OptimalKArgs),
 

@@ -11,9 +11,12 @@
 //! Concurrency. Commands that rewrite a filter file (`build`, `add`,
 //! `remove`) serialize on an exclusive lock ([`File::lock`]) of a sibling
 //! lock file, `.NAME.lock` next to the filter `NAME` (next to the file a
-//! symbolic link points at). The lock file is never renamed or deleted, so
-//! every writer locks the same inode; it is left in place afterwards, since
-//! deleting a lock file races with a writer that has just opened it. It is
+//! symbolic link points at). A writer removes the lock file when it is done,
+//! while it still holds the lock, so none stays beside the filter; a writer
+//! that waited on the removed file finds, once it has the lock, that the
+//! name no longer names the file it locked, and starts over on the name's
+//! new file, so every writer that holds a lock holds the one the name names
+//! (Unix; elsewhere the lock file stays). It is
 //! opened without following a symbolic link and without blocking, and must
 //! be a regular file: a link, a FIFO or a device there is refused with an
 //! error, never followed, created through, or waited on. `add` and
@@ -229,7 +232,24 @@ pub(crate) fn read_opened(
 /// The error of a filter file that does not load: always a failure (exit
 /// code 1), whatever the library's error, since the file is the problem.
 pub(crate) fn load_error(path: &Path, error: &approxset::Error) -> CliError {
-    CliError::failure(format!("cannot load '{}': {error}", path.display()))
+    CliError::failure(format!(
+        "cannot load '{}': {}",
+        path.display(),
+        cli_wording(error)
+    ))
+}
+
+/// A library error as the CLI says it: a message that names the library's
+/// functions names the CLI's commands instead.
+pub(crate) fn cli_wording(error: &approxset::Error) -> String {
+    match error {
+        approxset::Error::StaticFilter { variant } => format!(
+            "the {variant} filter is static (built once from every key by `approxset build`, \
+             it takes no inserts and merges with nothing): `approxset query` and `approxset \
+             info` read it; to change it, build it again from all the keys"
+        ),
+        _ => error.to_string(),
+    }
 }
 
 /// Reads and loads the saved filter `path`, of a variant that takes
@@ -413,11 +433,28 @@ fn special_kind(_: fs::FileType) -> Option<&'static str> {
     None
 }
 
-/// An exclusive lock on a filter file (on its lock file), held until dropped.
+/// An exclusive lock on a filter file (on its lock file), held until
+/// dropped; dropping it removes the lock file (while still holding it), so
+/// no `.NAME.lock` stays beside the filter.
 #[derive(Debug)]
 pub(crate) struct WriteLock {
     /// The open lock file; closing it releases the lock.
-    _file: File,
+    file: File,
+    /// Its path.
+    path: PathBuf,
+}
+
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        // Safe with any number of writers: a writer that opened this inode
+        // and waits for its lock finds, once it has it, that the name no
+        // longer names it, and starts over on the name's new file (`lock`).
+        // Unix only: elsewhere an open file cannot be removed.
+        #[cfg(unix)]
+        if names(&self.path, &self.file) {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Takes the exclusive lock of the filter file `path`, waiting while
@@ -440,32 +477,39 @@ pub(crate) fn lock(path: &Path, what: &str) -> Result<WriteLock, CliError> {
             e,
         )
     };
-    let file = open_regular(
-        &lock,
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-    )
-    .or_else(|e| {
-        // A lock file made by another user may be read-only to us; a
-        // shared descriptor locks as well.
-        if e.kind() != io::ErrorKind::PermissionDenied {
-            return Err(e);
-        }
-        match open_regular(&lock, OpenOptions::new().read(true)) {
-            Err(missing) if missing.kind() == io::ErrorKind::NotFound => Err(e),
-            opened => opened,
-        }
-    })
-    .map_err(|e| fail(&e))?;
     loop {
+        let file = open_regular(
+            &lock,
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .or_else(|e| {
+            // A lock file made by another user may be read-only to us; a
+            // shared descriptor locks as well.
+            if e.kind() != io::ErrorKind::PermissionDenied {
+                return Err(e);
+            }
+            match open_regular(&lock, OpenOptions::new().read(true)) {
+                Err(missing) if missing.kind() == io::ErrorKind::NotFound => Err(e),
+                opened => opened,
+            }
+        })
+        .map_err(|e| fail(&e))?;
         match file.lock() {
-            Ok(()) => return Ok(WriteLock { _file: file }),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(fail(&e)),
         }
+        // The writer before us may have removed the file we waited on (as
+        // it releases the lock): then the lock is the name's new file's.
+        #[cfg(unix)]
+        if !names(&lock, &file) {
+            continue;
+        }
+        return Ok(WriteLock { file, path: lock });
     }
 }
 
@@ -1025,10 +1069,45 @@ mod tests {
         drop(held);
         other.try_lock().unwrap();
         other.unlock().unwrap();
-        // The lock file stays; the filter itself was never created.
-        assert_eq!(scratch.entries(), [".f.bin.lock"]);
+        // The lock file is gone with the lock; the filter itself was never
+        // created.
+        assert!(scratch.entries().is_empty(), "{:?}", scratch.entries());
         let e = lock(&scratch.0.join("no-such-dir").join("f.bin"), "filter").unwrap_err();
         assert!(e.to_string().starts_with("cannot lock filter"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_writer_that_waited_on_a_removed_lock_file_holds_the_new_one() {
+        let scratch = Scratch::new("lock-waiter");
+        let path = scratch.0.join("f.bin");
+        for _ in 0..20 {
+            let held = lock(&path, "filter").unwrap();
+            let (locked, has_lock) = std::sync::mpsc::channel();
+            let (release, released) = std::sync::mpsc::channel::<()>();
+            let waiter = {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let lock = lock(&path, "filter").unwrap();
+                    locked.send(()).unwrap();
+                    released.recv().unwrap();
+                    drop(lock);
+                })
+            };
+            // Whether the waiter opened the old file (removed as `held` is
+            // dropped) or the new one, it ends up holding the lock of the
+            // file the name names: a third writer cannot take it.
+            drop(held);
+            has_lock.recv().unwrap();
+            let third = File::open(lock_path(&path)).unwrap();
+            assert!(matches!(
+                third.try_lock(),
+                Err(fs::TryLockError::WouldBlock)
+            ));
+            release.send(()).unwrap();
+            waiter.join().unwrap();
+            assert!(scratch.entries().is_empty(), "{:?}", scratch.entries());
+        }
     }
 
     #[cfg(unix)]
@@ -1263,7 +1342,7 @@ mod tests {
         drop(held);
         assert_eq!(writer.join().unwrap(), new.len() as u64);
         assert_eq!(fs::read(&path).unwrap(), new);
-        assert_eq!(scratch.entries(), [".f.bin.lock", "f.bin"]);
+        assert_eq!(scratch.entries(), ["f.bin"]);
     }
 
     #[test]

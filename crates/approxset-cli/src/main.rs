@@ -1,6 +1,7 @@
 //! `approxset`, the command-line tool of the approxset filters: what a filter
-//! of each variant takes (`design`), the seed article's experiments on the
-//! classic Bloom filter (`experiment theory`, `experiment optimal-k`), a
+//! of each variant takes (`design`), the classic Bloom filter's measured
+//! rate against its formulas (`experiment theory`) and against its number
+//! of hash functions (`experiment optimal-k`), a
 //! sliding filter's false-positive rate over time (`experiment sliding`), a
 //! measured comparison of every variant (`compare`), and filter files:
 //! `build` one from a list of keys, `query` it, show its `info`, `add` keys
@@ -118,7 +119,9 @@ enum Command {
     #[command(after_help = design::EXAMPLES)]
     Design(design::DesignArgs),
 
-    /// The seed article's experiments on the classic Bloom filter.
+    /// The classic Bloom filter's measured false-positive rate against its
+    /// formulas and its number of hash functions, and a sliding filter's
+    /// rate over time.
     #[command(subcommand, after_help = experiment::EXAMPLES)]
     Experiment(experiment::ExperimentCommand),
 
@@ -147,7 +150,7 @@ enum Command {
     Remove(remove::RemoveArgs),
 
     /// Merge saved filters (the union of their keys) into one file.
-    #[command(after_help = merge::EXAMPLES)]
+    #[command(after_help = merge::examples())]
     Merge(merge::MergeArgs),
 }
 
