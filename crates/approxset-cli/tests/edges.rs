@@ -20,7 +20,10 @@ fn stdout(out: &Output) -> String {
 /// full stop or parenthesis.
 fn listed(text: &str, label: &str) -> Vec<String> {
     let flat = text.replace('\n', " ");
-    let at = flat.find(label).unwrap_or_else(|| panic!("no {label:?} in {text}")) + label.len();
+    let at = flat
+        .find(label)
+        .unwrap_or_else(|| panic!("no {label:?} in {text}"))
+        + label.len();
     flat[at..]
         .split(['.', '('])
         .next()
@@ -64,7 +67,12 @@ fn merge_help_lists_exactly_the_variants_that_merge() {
     assert_eq!(all.len(), 11, "{help}");
     let scratch = Scratch::new("merge-help");
     for variant in merging.iter().chain(&others) {
-        let a = build(&scratch, variant, &format!("{variant}-a.bin"), "apple\npear\n");
+        let a = build(
+            &scratch,
+            variant,
+            &format!("{variant}-a.bin"),
+            "apple\npear\n",
+        );
         let b = build(&scratch, variant, &format!("{variant}-b.bin"), "plum\n");
         let merged = scratch.arg(&format!("{variant}-ab.bin"));
         let out = run(&["merge", "--output", &merged, &a, &b]);
@@ -117,7 +125,15 @@ fn the_target_and_the_rate_a_filter_gives_are_two_fields_everywhere() {
             &file,
         ]);
         let info = json(&["info", "--filter", &file]);
-        let design = json(&["design", "--variant", variant, "--items", "1000", "--fp", "0.01"]);
+        let design = json(&[
+            "design",
+            "--variant",
+            variant,
+            "--items",
+            "1000",
+            "--fp",
+            "0.01",
+        ]);
         let design = &design[0];
         assert_eq!(built["target_fp"], 0.01, "{variant}: {built}");
         assert_eq!(design["target_fp"], 0.01, "{variant}: {design}");
