@@ -28,7 +28,7 @@ use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use serde::Serialize;
 
-use crate::answers::{Answers, key_string};
+use crate::answers::{Answers, EXIT_ABSENT, key_string};
 use crate::{CliError, keys};
 
 /// `--parquet` and `--column` of `approxset query`.
@@ -251,7 +251,7 @@ fn words(answers: &[Option<bool>]) -> String {
 }
 
 /// Runs `approxset query --parquet FILE --column NAME`; returns the exit
-/// code: 0, or with `quiet` [`EXIT_ABSENT`](crate::query::EXIT_ABSENT) when
+/// code: 0, or with `quiet` [`EXIT_ABSENT`] when
 /// a key is certainly in no row group.
 ///
 /// # Errors
@@ -280,7 +280,7 @@ pub(crate) fn query(
         return Ok(if all_somewhere {
             0
         } else {
-            crate::query::EXIT_ABSENT
+            EXIT_ABSENT
         });
     }
     let mut answers = Answers::new(keys.read_stdin());

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::answers::{Answers, key_string, word};
 use crate::output::{self, Record};
-use crate::query::{EXIT_ABSENT, QueryRow};
+use crate::answers::{EXIT_ABSENT, QueryRow};
 use crate::{CliError, files, keys};
 
 /// How the keys of a Spark filter are hashed.
