@@ -244,6 +244,22 @@ impl TargetFp {
     }
 }
 
+/// `--seed`, `--hash` and `--plot` of the experiments: the filters' hash
+/// key and function, and where to draw the result.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunChoice {
+    /// Seed of the filters' hash key.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub(crate) seed: u64,
+
+    #[command(flatten)]
+    pub(crate) hash: HashChoice,
+
+    /// Also draw the result into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub(crate) plot: Option<std::path::PathBuf>,
+}
+
 /// `--hash`, the hash function of the filters `build`, `compare` and
 /// `experiment` make (`add` and `query` take the file's).
 #[derive(Debug, clap::Args)]

@@ -277,11 +277,7 @@ pub(crate) fn query(
             all_somewhere &= filters.answers(key)?.iter().any(|a| a.unwrap_or(true));
             Ok(())
         })?;
-        return Ok(if all_somewhere {
-            0
-        } else {
-            EXIT_ABSENT
-        });
+        return Ok(if all_somewhere { 0 } else { EXIT_ABSENT });
     }
     let mut answers = Answers::new(keys.read_stdin());
     let mut rows = Vec::new();

@@ -71,6 +71,18 @@ pub(crate) struct Axis {
     pub(crate) scale: Scale,
 }
 
+impl Axis {
+    /// The false-positive rate over `range`, on a log scale: the y axis of
+    /// every experiment's chart.
+    pub(crate) fn fp_rate(range: Range<f64>) -> Self {
+        Axis {
+            label: "false-positive rate (log scale)".to_owned(),
+            range,
+            scale: Scale::Log,
+        }
+    }
+}
+
 /// How a series is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Style {

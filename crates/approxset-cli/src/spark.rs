@@ -16,8 +16,8 @@ use approxset::spark::SparkBloomFilter;
 use serde::Serialize;
 
 use crate::answers::{Answers, key_string, word};
-use crate::output::{self, Record};
 use crate::answers::{EXIT_ABSENT, QueryRow};
+use crate::output::{self, Record};
 use crate::{CliError, files, keys};
 
 /// How the keys of a Spark filter are hashed.

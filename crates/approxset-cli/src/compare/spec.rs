@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::DEFAULT_SEED;
 use crate::design::variant_parser;
 use crate::keys;
-use crate::output::{self, Column, TableRow};
+use crate::output::{self};
 
 /// Examples shown by `approxset compare --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -110,34 +110,16 @@ pub(crate) struct CompareRow {
     pub(super) insert_errors: u64,
 }
 
-impl TableRow for CompareRow {
-    const COLUMNS: &'static [Column] = &[
-        Column::text("variant"),
-        Column::number("bits/key"),
-        Column::number("memory"),
-        Column::number("target FP"),
-        Column::number("measured FP"),
-        Column::number("false neg."),
-        Column::number("insert ns"),
-        Column::number("hit ns"),
-        Column::number("miss ns"),
-        Column::text("delete"),
-        Column::number("refused"),
-    ];
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.variant.clone(),
-            format!("{:.2}", self.bits_per_key),
-            output::bytes(self.bytes),
-            output::rate(self.target_fp),
-            output::rate(self.measured_fp),
-            self.false_negatives.to_string(),
-            format!("{:.1}", self.insert_ns),
-            format!("{:.1}", self.contains_hit_ns),
-            format!("{:.1}", self.contains_miss_ns),
-            if self.supports_delete { "yes" } else { "no" }.to_owned(),
-            self.insert_errors.to_string(),
-        ]
-    }
-}
+output::table_row!(CompareRow {
+    text "variant" => |r| r.variant.clone(),
+    number "bits/key" => |r| format!("{:.2}", r.bits_per_key),
+    number "memory" => |r| output::bytes(r.bytes),
+    number "target FP" => |r| output::rate(r.target_fp),
+    number "measured FP" => |r| output::rate(r.measured_fp),
+    number "false neg." => |r| r.false_negatives.to_string(),
+    number "insert ns" => |r| format!("{:.1}", r.insert_ns),
+    number "hit ns" => |r| format!("{:.1}", r.contains_hit_ns),
+    number "miss ns" => |r| format!("{:.1}", r.contains_miss_ns),
+    text "delete" => |r| if r.supports_delete { "yes" } else { "no" }.to_owned(),
+    number "refused" => |r| r.insert_errors.to_string(),
+});
