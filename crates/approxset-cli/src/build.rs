@@ -268,8 +268,7 @@ fn fits_in_memory(
     };
     // The streamed variants are saved page by page; the others are
     // serialized whole first, a second copy (`Membership::write_into`).
-    let copies = if variant.is_streamed() { 1 } else { 2 };
-    let needed = design.bytes().saturating_mul(copies);
+    let needed = design.peak_bytes();
     if needed > available {
         return Err(refuse(format!(
             "a {variant} filter for {n} items at {fp} needs {}, more than the {} this \
@@ -337,6 +336,9 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
                 variant
             );
         }
+        // Its size follows from the keys: checked once they are counted,
+        // before the filter is built.
+        fits_in_memory(variant, total.max(1), fp, &args.output)?;
         let keys: Vec<&[u8]> = keys::lines(&data, how).collect();
         let filter = builder.build_from(&keys, fp).map_err(|e| {
             CliError::failure(format!(
