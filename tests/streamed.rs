@@ -60,7 +60,7 @@ fn golden_files_of_every_version_stream_to_the_filter_load_gives() {
 fn a_flipped_bit_anywhere_in_a_streamed_file_is_refused() {
     let mut files = golden();
     // And version-4 files larger than a read chunk, of every streamed variant.
-    for variant in Variant::ALL.into_iter().filter(|v| v.is_streamed()) {
+    for &variant in Variant::ALL.iter().filter(|v| v.is_streamed()) {
         let mut f = variant.builder().seed(9).build(1_500_000, 0.01).unwrap();
         for i in 0..1000u32 {
             f.insert(&i).unwrap();
