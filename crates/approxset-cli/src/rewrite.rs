@@ -48,16 +48,6 @@ impl Opened<'_> {
             .map_err(|e| files::cannot_read(self.path, &e))?;
         files::read_opened(self.path, &self.file, &meta, files::StreamLimit::default())
     }
-
-    /// The error of a library load of this file.
-    fn error(&self, e: &approxset::Error) -> CliError {
-        match e {
-            approxset::Error::Io { kind, message } => {
-                files::cannot_read(self.path, &std::io::Error::new(*kind, message.clone()))
-            }
-            _ => files::load_error(self.path, e),
-        }
-    }
 }
 
 /// Loads any filter from the opened file, streamed.
@@ -67,7 +57,7 @@ impl Opened<'_> {
 pub(crate) fn load_any(file: &Opened<'_>) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
     approxset::load_streamed(&file.file, file.len).map_err(|e| match e {
         approxset::Error::StaticFilter { variant } => static_refusal(file.path, variant),
-        _ => file.error(&e),
+        _ => files::file_error(file.path, &e),
     })
 }
 
@@ -100,7 +90,7 @@ pub(crate) fn load_deletable(
 ) -> Result<Box<dyn Deletable + Send + Sync>, CliError> {
     approxset::load_deletable_streamed(&file.file, file.len).map_err(|e| match e {
         approxset::Error::DeleteUnsupported { variant } => cannot_delete(file.path, variant),
-        _ => file.error(&e),
+        _ => files::file_error(file.path, &e),
     })
 }
 

@@ -190,7 +190,9 @@ pub(crate) fn cli_wording(error: &approxset::Error) -> String {
 }
 
 /// Reads and loads the saved filter `path`, of a variant that takes
-/// inserts (for `merge`); see [`read_filter`] for `limit`.
+/// inserts (for `merge`): a regular file streamed into the filter's words
+/// (`approxset::load_streamed`, no copy of the file held), anything else
+/// read whole as [`read_filter`] reads it, within `limit`.
 ///
 /// # Errors
 /// A failure naming the file: unreadable, not a valid filter, or a static
@@ -199,8 +201,24 @@ pub(crate) fn load_insertable(
     path: &Path,
     limit: StreamLimit,
 ) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
-    let bytes = read_filter(path, limit)?;
-    approxset::load(&bytes).map_err(|e| load_error(path, &e))
+    let (file, meta) = open_filter_file(path)?;
+    if !meta.is_file() {
+        let bytes = read_opened(path, &file, &meta, limit)?;
+        return approxset::load(&bytes).map_err(|e| load_error(path, &e));
+    }
+    approxset::load_streamed(&file, meta.len()).map_err(|e| file_error(path, &e))
+}
+
+/// The error of a library load that read the file `path` itself: a read
+/// that failed (the file shrank, a disk error) says it could not be read,
+/// anything else that the file does not load.
+pub(crate) fn file_error(path: &Path, error: &approxset::Error) -> CliError {
+    match error {
+        approxset::Error::Io { kind, message } => {
+            cannot_read(path, &io::Error::new(*kind, message.clone()))
+        }
+        _ => load_error(path, error),
+    }
 }
 
 /// The saved filter `path` opened to be read page by page
