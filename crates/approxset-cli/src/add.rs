@@ -21,13 +21,14 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::answers::{self, Answer};
+use crate::error::CliError;
+use crate::keys;
 use crate::overfill::Overfill;
 use crate::rewrite::{self, Need};
-use crate::{CliError, keys};
 
 /// Examples shown by `approxset add --help`.
 pub(crate) const EXAMPLES: &str = concat!(
-    crate::keys_note!(),
+    crate::keys::keys_note!(),
     "
 
 Answers: KEY<TAB>new when the filter certainly did not hold the key, \

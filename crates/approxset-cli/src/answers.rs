@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// The exit code of `query --quiet` when a key is certainly absent: not 1
 /// or 2, which stay the error codes.

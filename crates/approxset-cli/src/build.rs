@@ -9,14 +9,16 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use crate::design::variant_parser;
+use crate::error::CliError;
 use crate::keys::{self, LineKeys};
+use crate::options::check_count;
 use crate::output::{self, Record};
 use crate::overfill::Overfill;
-use crate::{CliError, check_count, files, sliding};
+use crate::{files, sliding};
 
 /// Examples shown by `approxset build --help`.
 pub(crate) const EXAMPLES: &str = concat!(
-    crate::keys_note!(),
+    crate::keys::keys_note!(),
     "
 
 Examples:
@@ -69,7 +71,7 @@ pub(crate) struct BuildArgs {
     spark_keys: Option<crate::spark::SparkKeys>,
 
     #[command(flatten)]
-    fp: crate::TargetFp,
+    fp: crate::options::TargetFp,
 
     /// Items the filter is sized for [default: the number of keys, at least 1].
     #[arg(long, value_name = "N")]
@@ -80,7 +82,7 @@ pub(crate) struct BuildArgs {
     seed: Option<u64>,
 
     #[command(flatten)]
-    hash: crate::HashChoice,
+    hash: crate::options::HashChoice,
 
     #[arg(long, value_name = "T", help = sliding::TIME_WINDOW_HELP)]
     time_window: Option<u64>,

@@ -6,8 +6,10 @@ use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde::Serialize;
 
+use crate::error::CliError;
+use crate::options::check_count;
+use crate::options::check_fp;
 use crate::output::{self, Report};
-use crate::{CliError, check_count, check_fp};
 
 /// Examples shown by `approxset design --help`.
 pub(crate) const EXAMPLES: &str = "\

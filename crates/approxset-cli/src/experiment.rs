@@ -17,10 +17,11 @@ use approxset::{BloomFilter, sizing};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
+use crate::error::CliError;
 use crate::keys::KeyList;
+use crate::options::check_count;
 use crate::output::{self, Report};
 use crate::plot::{self, Axis, Chart, Mark, Scale, Series, Style};
-use crate::{CliError, check_count};
 
 /// Examples shown by `approxset experiment --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -77,7 +78,7 @@ pub(crate) struct SampleArgs {
     queries: usize,
 
     #[command(flatten)]
-    run: crate::RunChoice,
+    run: crate::options::RunChoice,
 }
 
 /// The options of `approxset experiment theory`.

@@ -18,9 +18,10 @@ use clap::Args;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+use crate::error::CliError;
+use crate::files;
 use crate::output::{self, Record};
 use crate::overfill::Overfill;
-use crate::{CliError, files};
 
 /// Examples shown by `approxset info --help`.
 pub(crate) const EXAMPLES: &str = "\

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use approxset::{ApproxSet, Variant};
 use serde::Serialize;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::files;
 use crate::output::{self, Record};
 use crate::overfill::Overfill;

@@ -29,7 +29,8 @@ use parquet::file::serialized_reader::SerializedFileReader;
 use serde::Serialize;
 
 use crate::answers::{Answers, EXIT_ABSENT, key_string};
-use crate::{CliError, keys};
+use crate::error::CliError;
+use crate::keys;
 
 /// `--parquet` and `--column` of `approxset query`.
 #[derive(Debug, clap::Args)]

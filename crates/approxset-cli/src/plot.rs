@@ -11,7 +11,8 @@ use std::path::Path;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
-use crate::{CliError, files};
+use crate::error::CliError;
+use crate::files;
 
 /// The size of a figure in pixels.
 const SIZE: (u32, u32) = (960, 640);

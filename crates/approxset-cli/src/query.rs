@@ -31,7 +31,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::answers::{Answers, EXIT_ABSENT, QueryRow, key_string, word};
-use crate::{CliError, files, keys};
+use crate::error::CliError;
+use crate::{files, keys};
 
 /// The `--parquet` example of `approxset query --help`, with the feature.
 #[cfg(feature = "parquet")]
@@ -51,7 +52,7 @@ macro_rules! parquet_example {
 
 /// Examples shown by `approxset query --help`.
 pub(crate) const EXAMPLES: &str = concat!(
-    crate::keys_note!(),
+    crate::keys::keys_note!(),
     "
 
 Exit codes: 0 answered (with --quiet: every key may be present); 3 with \

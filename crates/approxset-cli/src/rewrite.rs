@@ -16,7 +16,8 @@ use std::path::Path;
 
 use approxset::{ApproxSet, Deletable, Variant};
 
-use crate::{CliError, files};
+use crate::error::CliError;
+use crate::files;
 
 /// What a command needs of the filter it changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,10 +13,11 @@ use approxset::{Digest, HashKey, SlidingBloomFilter, sizing};
 use clap::Args;
 use serde::Serialize;
 
+use crate::error::CliError;
 use crate::keys::KeyList;
+use crate::options::check_count;
 use crate::output::{self, Report};
 use crate::plot::{self, Axis, Chart, Mark, Scale, Series, Style};
-use crate::{CliError, check_count};
 
 /// Examples shown by `approxset experiment sliding --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -42,7 +43,7 @@ pub(crate) struct SlidingArgs {
     windows: Vec<usize>,
 
     #[command(flatten)]
-    fp: crate::TargetFp,
+    fp: crate::options::TargetFp,
 
     /// Inserts streamed, in windows: passes·W keys per filter.
     #[arg(long, value_name = "N", default_value_t = 3)]
@@ -59,7 +60,7 @@ pub(crate) struct SlidingArgs {
     generations: u32,
 
     #[command(flatten)]
-    run: crate::RunChoice,
+    run: crate::options::RunChoice,
 }
 
 /// One measurement: a point of the series (`--json` prints them all).

@@ -7,8 +7,9 @@ use std::time::Instant;
 use approxset::{ApproxSet, HashFunction, Membership, MembershipExt, Variant, VariantBuilder};
 
 use super::spec::*;
+use crate::error::CliError;
 use crate::keys::{self, KeyList, SplitMix64};
-use crate::{CliError, check_count};
+use crate::options::check_count;
 
 /// A boxed filter of any variant.
 pub(super) type Filter = Box<dyn ApproxSet + Send + Sync>;

@@ -4,8 +4,8 @@
 
 use approxset::{HashFunction, Variant};
 
-use crate::CliError;
 use crate::design::selected;
+use crate::error::CliError;
 use crate::output::{self, Report};
 use crate::plot;
 
@@ -23,7 +23,7 @@ pub(crate) use spec::{CompareArgs, EXAMPLES};
 /// named that cannot is a usage error.
 fn hashed_variants(
     chosen: &[Variant],
-    choice: &crate::HashChoice,
+    choice: &crate::options::HashChoice,
 ) -> Result<Vec<Variant>, CliError> {
     for &v in chosen {
         choice.for_variant(v)?;

@@ -8,9 +8,9 @@ use approxset::Variant;
 use clap::Args;
 use serde::Serialize;
 
-use crate::DEFAULT_SEED;
 use crate::design::variant_parser;
 use crate::keys;
+use crate::options::DEFAULT_SEED;
 use crate::output::{self};
 
 /// Examples shown by `approxset compare --help`.
@@ -35,7 +35,7 @@ pub(crate) struct CompareArgs {
     pub(super) items: Option<usize>,
 
     #[command(flatten)]
-    pub(super) fp: crate::TargetFp,
+    pub(super) fp: crate::options::TargetFp,
 
     /// Non-member queries (random 64-bit numbers) [default: N; 10000000
     /// with --sweep].
@@ -55,7 +55,7 @@ pub(crate) struct CompareArgs {
     pub(super) seed: u64,
 
     #[command(flatten)]
-    pub(super) hash: crate::HashChoice,
+    pub(super) hash: crate::options::HashChoice,
 
     /// Only these variants (comma-separated names in any case, or aliases);
     /// all by default.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 #[cfg(unix)]
 use super::paths::names;
 use super::paths::{open_regular, resolve, sibling};
-use crate::CliError;
+use crate::error::CliError;
 
 /// The lock file of the filter file `path`: `.NAME.lock` next to the file
 /// that `path` names (or that a symbolic link `path` points at).

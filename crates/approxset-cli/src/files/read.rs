@@ -8,7 +8,8 @@ use std::path::Path;
 use approxset::paged::PagedFilter;
 use approxset::{ApproxSet, Membership};
 
-use crate::{CliError, output};
+use crate::error::CliError;
+use crate::output;
 
 /// The path that stands for standard input.
 pub(crate) const STDIN: &str = "-";

@@ -10,7 +10,7 @@ use approxset::Membership;
 use super::lock::lock;
 use super::paths::{directory_of, resolve};
 use super::temporary::Temporary;
-use crate::CliError;
+use crate::error::CliError;
 
 /// Checks before a long run that `path` can be written, without creating it:
 /// it is not a directory, and a file can be created in its directory.
