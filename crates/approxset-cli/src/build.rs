@@ -101,8 +101,8 @@ pub(crate) struct BuildArgs {
 
     /// The filter file to write: replaced whole, or left alone on failure.
     /// The new file is renamed into place holding the lock file
-    /// `.FILTER.lock` next to it (left in place; it must be a regular file,
-    /// a link or FIFO there is an error), so a concurrent `add` or `remove`
+    /// `.FILTER.lock` next to it (removed when done; it must be a regular
+    /// file, a link or FIFO there is an error), so a concurrent `add` or `remove`
     /// of the same file finishes before it or works on the new file.
     /// Temporary files of runs that were killed are removed. A warning on
     /// standard error says when the filter holds more keys than --items and

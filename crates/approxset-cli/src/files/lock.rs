@@ -42,7 +42,9 @@ impl Drop for WriteLock {
 
 /// Takes the exclusive lock of the filter file `path`, waiting while
 /// another command holds it. The lock file is created if need be (never
-/// through a symbolic link) and left in place; it must be a regular file.
+/// through a symbolic link) and removed when the lock is dropped; it must
+/// be a regular file. A lock taken on a file the previous holder removed
+/// meanwhile is let go and taken again on the name's new file.
 ///
 /// # Errors
 /// A failure naming the file and its lock file when the lock file cannot be
