@@ -100,17 +100,9 @@ pub(crate) fn lock(path: &Path, what: &str) -> Result<WriteLock, CliError> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(unused_imports)]
-    use std::ffi::{OsStr, OsString};
     use std::fs::{self, File, OpenOptions};
-    use std::io::{self, Read, Write};
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
-    use super::super::lock::*;
-    use super::super::paths::*;
-    use super::super::read::*;
-    use super::super::temporary::*;
-    use super::super::write::*;
     use super::*;
     use crate::scratch::Scratch;
 

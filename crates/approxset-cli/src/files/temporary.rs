@@ -265,16 +265,9 @@ impl Drop for Temporary {
 
 #[cfg(test)]
 mod tests {
-    #![allow(unused_imports)]
-    use std::ffi::{OsStr, OsString};
-    use std::fs::{self, File, OpenOptions};
-    use std::io::{self, Read, Write};
+    use std::fs::{self, File};
     use std::path::{Path, PathBuf};
 
-    use super::super::lock::*;
-    use super::super::paths::*;
-    use super::super::read::*;
-    use super::super::temporary::*;
     use super::super::write::*;
     use super::*;
     use crate::scratch::Scratch;

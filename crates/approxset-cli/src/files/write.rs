@@ -183,18 +183,10 @@ pub(super) fn write_whole(
 
 #[cfg(test)]
 mod tests {
-    #![allow(unused_imports)]
-    use std::ffi::{OsStr, OsString};
-    use std::fs::{self, File, OpenOptions};
-    use std::io::{self, Read, Write};
-    use std::path::{Path, PathBuf};
+    use std::fs;
 
     use super::super::lock::*;
-    use super::super::paths::*;
-    use super::super::read::*;
     use super::super::saved;
-    use super::super::temporary::*;
-    use super::super::write::*;
     use super::*;
     use crate::scratch::Scratch;
 
