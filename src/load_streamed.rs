@@ -109,8 +109,26 @@ mod tests {
         }
     }
 
+    /// A sink that records the bytes written and the largest single write.
+    #[derive(Default)]
+    struct LargestWrite {
+        total: usize,
+        largest: usize,
+    }
+
+    impl std::io::Write for LargestWrite {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.total += buf.len();
+            self.largest = self.largest.max(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
     #[test]
-    fn streamed_variants_never_read_more_than_a_chunk_at_once() {
+    fn exactly_the_streamed_variants_save_and_load_in_bounded_pieces() {
         let chunk = approxset_core::format::CHUNK_LEN;
         for variant in Variant::ALL {
             let n = 2_000_000;
@@ -132,6 +150,15 @@ mod tests {
             }
             let bytes = f.to_bytes().unwrap();
             assert!(bytes.len() > 2 * chunk, "{variant}: {} bytes", bytes.len());
+            // Saving streams too: no write of the whole file at once.
+            let mut sink = LargestWrite::default();
+            f.write_into(&mut sink).unwrap();
+            assert_eq!(sink.total, bytes.len(), "{variant}");
+            assert_eq!(
+                sink.largest < bytes.len() / 2,
+                variant.is_streamed(),
+                "{variant}"
+            );
             let total = bytes.len() as u64;
             let source = Recorded {
                 bytes,
