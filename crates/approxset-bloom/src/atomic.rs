@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use approxset_core::atomic::AtomicWords;
-use approxset_core::format::{Payload, Reader, Writer};
+use approxset_core::format::{Reader, Writer};
 use approxset_core::{ConcurrentApproxSet, Digest, Error, Result, Value};
 
 use crate::BlockedBloomFilter;
@@ -229,10 +229,6 @@ impl Cells<Blocked> for AtomicBits {
         // Read as bits (checked, one copy), then move each word into an
         // atomic (the second and last copy).
         let bits = BitVec::read(r, len, "bits")?;
-        AtomicBits::from_words(bits.words().iter().copied(), len)
-    }
-    fn read_streamed(r: &mut Reader<'_>, payload: &mut Payload<'_>, len: u64) -> Result<Self> {
-        let bits = BitVec::read_streamed(r, payload, len, "bits")?;
         AtomicBits::from_words(bits.words().iter().copied(), len)
     }
     fn view<'a>(r: &mut Reader<'a>, len: u64) -> Result<BitsView<'a>> {

@@ -3,7 +3,7 @@
 //! counter each ([`Counters`], the counting filter). The filter's hashing,
 //! sizing, persistence and bookkeeping are written once over this trait.
 
-use approxset_core::format::{Payload, Reader, Words, Writer, tag};
+use approxset_core::format::{Reader, Words, Writer, tag};
 use approxset_core::{Digest, Error, Result, Value};
 
 pub use crate::atomic::AtomicBits;
@@ -104,9 +104,6 @@ pub trait Cells<L: Layout>: CellsRead<L> + Clone + PartialEq + 'static {
     /// `len` cells read from a serialized filter, validated.
     #[doc(hidden)]
     fn read(r: &mut Reader<'_>, len: u64) -> Result<Self>;
-    /// [`read`](Self::read) with the words filled from a file in chunks.
-    #[doc(hidden)]
-    fn read_streamed(r: &mut Reader<'_>, payload: &mut Payload<'_>, len: u64) -> Result<Self>;
     /// `len` cells of a serialized filter borrowed where they lie, checked
     /// as [`read`](Self::read) checks them in time independent of `len`.
     #[doc(hidden)]
@@ -207,9 +204,6 @@ impl<L: Layout> Cells<L> for BitVec {
     fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
         BitVec::read(r, len, "bits")
     }
-    fn read_streamed(r: &mut Reader<'_>, payload: &mut Payload<'_>, len: u64) -> Result<Self> {
-        BitVec::read_streamed(r, payload, len, "bits")
-    }
     fn view<'a>(r: &mut Reader<'a>, len: u64) -> Result<BitsView<'a>> {
         BitsView::read(r, len)
     }
@@ -271,9 +265,6 @@ impl Cells<Classic> for Counters {
     }
     fn read(r: &mut Reader<'_>, len: u64) -> Result<Self> {
         Counters::from_words(r.words(len.div_ceil(16), "counters")?, len)
-    }
-    fn read_streamed(r: &mut Reader<'_>, payload: &mut Payload<'_>, len: u64) -> Result<Self> {
-        Counters::from_words(payload.words(r, len.div_ceil(16), "counters")?, len)
     }
     fn view<'a>(r: &mut Reader<'a>, len: u64) -> Result<CountersView<'a>> {
         CountersView::read(r, len)
