@@ -93,6 +93,23 @@ impl Design {
         self.bytes
     }
 
+    /// Bytes a build and save of this design hold at once: the filter's
+    /// [`bytes`](Self::bytes), twice for a variant that is serialized whole
+    /// before it is written ([`Variant::is_streamed`] is false).
+    ///
+    /// ```
+    /// use approxset::Variant;
+    /// let classic = Variant::Classic.design(1_000_000, 0.01)?;
+    /// assert_eq!(classic.peak_bytes(), classic.bytes());
+    /// let fuse = Variant::Fuse.design(1_000_000, 0.01)?;
+    /// assert_eq!(fuse.peak_bytes(), 2 * fuse.bytes());
+    /// # Ok::<(), approxset::Error>(())
+    /// ```
+    pub fn peak_bytes(&self) -> u64 {
+        let copies = if self.variant.is_streamed() { 1 } else { 2 };
+        self.bytes.saturating_mul(copies)
+    }
+
     /// Bits per item.
     pub fn bits_per_key(&self) -> f64 {
         self.bits as f64 / self.items as f64

@@ -74,6 +74,7 @@
 
 mod design;
 mod load;
+mod load_streamed;
 pub mod paged;
 pub mod spark;
 mod variant;
@@ -123,6 +124,8 @@ pub type ShardedCuckooFilter = Sharded<CuckooFilter>;
 pub type ShardedQuotientFilter = Sharded<QuotientFilter>;
 
 pub use approxset_core::{Count, Error, Hashed, Key, KeySink, Removal, Result};
+
+pub use load_streamed::{load_deletable_streamed, load_streamed};
 
 pub use load::{
     load, load_deletable, load_membership, read_deletable_from, read_deletable_from_limited,

@@ -54,15 +54,9 @@ impl PagedFilter {
     pub fn supports(head: &[u8]) -> bool {
         Header::parse(head).is_ok_and(|h| {
             h.version() >= PAGED_VERSION
-                && matches!(
-                    h.tag(),
-                    tag::CLASSIC
-                        | tag::PARTITIONED
-                        | tag::BLOCKED
-                        | tag::SPLIT_BLOCK
-                        | tag::COUNTING
-                        | tag::CUCKOO
-                )
+                && h.variant()
+                    .and_then(|name| name.parse::<crate::Variant>().ok())
+                    .is_some_and(crate::Variant::is_streamed)
         })
     }
 

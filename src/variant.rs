@@ -188,6 +188,25 @@ impl Variant {
         }
     }
 
+    /// Whether a filter of the variant is saved and loaded in bounded
+    /// chunks, with no second copy of itself in memory
+    /// ([`Membership::write_into`], [`load_streamed`](crate::load_streamed)):
+    /// the variants with one flat payload (classic, partitioned, blocked,
+    /// split-block, counting, cuckoo), which can also be read page by page
+    /// ([`paged::PagedFilter`](crate::paged::PagedFilter)). The others are
+    /// serialized whole first, a second copy.
+    pub const fn is_streamed(self) -> bool {
+        matches!(
+            self,
+            Variant::Classic
+                | Variant::Partitioned
+                | Variant::Blocked
+                | Variant::SplitBlock
+                | Variant::Counting
+                | Variant::Cuckoo
+        )
+    }
+
     /// Whether the variant can be built with (and load files of) the hash
     /// `function`: [`SipHash13`](HashFunction::SipHash13) and
     /// [`Xxh3`](HashFunction::Xxh3) for every variant; Parquet's

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use approxset_core::format::{Reader, Words};
+use approxset_core::format::{Payload, Reader, Words};
 use approxset_core::sizing::check_memory;
 use approxset_core::{Digest, Error, Result};
 
@@ -94,6 +94,29 @@ impl BitVec {
     /// `len` bits read from a serialized filter: exactly ⌈len/64⌉ words,
     /// with the bits past `len` clear.
     pub(crate) fn read(r: &mut Reader<'_>, len: u64, what: &str) -> Result<Self> {
+        Self::read_with(r, len, what, |r, count, buf| r.words_into(count, what, buf))
+    }
+
+    /// [`read`](Self::read) with the words filled from the file in chunks
+    /// ([`Payload`]), straight into the bits' own storage.
+    pub(crate) fn read_streamed(
+        r: &mut Reader<'_>,
+        payload: &mut Payload<'_>,
+        len: u64,
+        what: &str,
+    ) -> Result<Self> {
+        Self::read_with(r, len, what, |r, count, buf| {
+            payload.words_into(r, count, what, buf)
+        })
+    }
+
+    /// `len` bits whose ⌈len/64⌉ words `fill` appends to aligned storage.
+    fn read_with<'a>(
+        r: &mut Reader<'a>,
+        len: u64,
+        what: &str,
+        fill: impl FnOnce(&mut Reader<'a>, u64, &mut Vec<u64>) -> Result<()>,
+    ) -> Result<Self> {
         let count = len.div_ceil(64);
         // The reader checks the count against its input before this
         // allocation, which is bounded by the same check.
@@ -104,7 +127,7 @@ impl BitVec {
             )));
         }
         let (mut buf, offset) = aligned(count as usize, None)?;
-        r.words_into(count, what, &mut buf)?;
+        fill(r, count, &mut buf)?;
         Self::checked(buf, offset, len)
     }
 

@@ -5,12 +5,15 @@
 
 use std::marker::PhantomData;
 
-use approxset_core::format::{Reader, Writer, tag};
+use approxset_core::format::{self, PageRead, Payload, Reader, Writer, tag};
 use approxset_core::sizing::{self, MAX_BITS, MAX_HASHES};
 use approxset_core::{Error, HashKey, ProbeScheme, Result};
 
+use crate::bits::BitVec;
 use crate::bloom::Bloom;
 use crate::cell_traits::{Cells, CellsRead};
+use crate::counters::Counters;
+use crate::layout::Classic;
 use crate::layout::Layout;
 use crate::partitioned::PartitionedBloomFilter;
 use crate::scalable::ScalableBloomFilter;
@@ -242,9 +245,83 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
 
     approxset_core::stream_methods!();
 
+    /// A filter of the file of `total` bytes that `source` reads, its
+    /// cells made by `cells` from the parameters' cell count, with the words
+    /// filled from the file in bounded chunks ([`format::load_streamed`]).
+    fn load_streamed_with(
+        source: &dyn PageRead,
+        total: u64,
+        cells: impl FnOnce(&mut Reader<'_>, &mut Payload<'_>, u64) -> Result<C>,
+    ) -> Result<Self> {
+        format::load_streamed(source, total, C::TAG, |mut r, payload| {
+            let key = r.key();
+            let p = Self::read_params(&mut r)?;
+            let cells = cells(&mut r, payload, p.cells)?;
+            r.finish()?;
+            Ok(Self::from_parts(p, cells, key))
+        })
+    }
+
     pub(crate) fn read_body(r: &mut Reader<'_>, key: HashKey) -> Result<Self> {
         let p = Self::read_params(r)?;
         Ok(Self::from_parts(p, C::read(r, p.cells)?, key))
+    }
+}
+
+/// Streamed loading of the Bloom filters of bits.
+impl<L: Layout> Bloom<L, BitVec> {
+    /// [`from_bytes`](Self::from_bytes) of the file of `total` bytes that
+    /// `source` reads, filled straight into the filter's cells in bounded
+    /// chunks (no copy of the file is held), every byte checked before the
+    /// filter is returned.
+    ///
+    /// ```
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::BloomFilter;
+    /// let mut f = BloomFilter::with_fp_rate(0.01).seed(1).expected_items(1000)?;
+    /// f.insert("alice")?;
+    /// let bytes = f.to_bytes()?;
+    /// assert_eq!(BloomFilter::load_streamed(&bytes, bytes.len() as u64)?, f);
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes), and [`Error::Io`] from the
+    /// source.
+    pub fn load_streamed(source: &dyn PageRead, total: u64) -> Result<Self> {
+        Self::load_streamed_with(source, total, |r, payload, bits| {
+            BitVec::read_streamed(r, payload, bits, "bits")
+        })
+    }
+}
+
+/// Streamed loading of the counting filter.
+impl Bloom<Classic, Counters> {
+    /// [`from_bytes`](Self::from_bytes) of the file of `total` bytes that
+    /// `source` reads, filled straight into the filter's cells in bounded
+    /// chunks (no copy of the file is held), every byte checked before the
+    /// filter is returned.
+    ///
+    /// ```
+    /// # extern crate approxset_bloom as approxset;
+    /// use approxset::CountingBloomFilter;
+    /// let mut f = CountingBloomFilter::with_fp_rate(0.01).seed(1).expected_items(1000)?;
+    /// f.insert("alice")?;
+    /// let bytes = f.to_bytes()?;
+    /// assert_eq!(CountingBloomFilter::load_streamed(&bytes, bytes.len() as u64)?, f);
+    /// # Ok::<(), approxset_bloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes), and [`Error::Io`] from the
+    /// source.
+    pub fn load_streamed(source: &dyn PageRead, total: u64) -> Result<Self> {
+        Self::load_streamed_with(source, total, |r, payload, counters| {
+            Counters::from_words(
+                payload.words(r, counters.div_ceil(16), "counters")?,
+                counters,
+            )
+        })
     }
 }
 

@@ -8,7 +8,9 @@
 //! input (the library's `insert("line")`). The keys are read in full first;
 //! then, holding the filter file's lock, the filter is loaded, every key
 //! inserted and the file rewritten whole (`rewrite::update`, as `remove`
-//! does). A key the filter refuses (a full cuckoo table, a ninth copy of one
+//! does): the file is parsed once, straight into the filter's words where
+//! the variant allows, and written page by page, so the peak memory is
+//! about the filter's size. A key the filter refuses (a full cuckoo table, a ninth copy of one
 //! key, a scalable filter that cannot grow) fails the run and nothing is
 //! written: all the keys go in, or none. `--tick N` moves a time-window
 //! sliding filter's clock to N first (`crate::sliding`), under the same
@@ -19,13 +21,14 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::answers::{self, Answer};
+use crate::error::CliError;
+use crate::keys;
 use crate::overfill::Overfill;
 use crate::rewrite::{self, Need};
-use crate::{CliError, keys};
 
 /// Examples shown by `approxset add --help`.
 pub(crate) const EXAMPLES: &str = concat!(
-    crate::keys_note!(),
+    crate::keys::keys_note!(),
     "
 
 Answers: KEY<TAB>new when the filter certainly did not hold the key, \
@@ -106,9 +109,9 @@ pub(crate) fn run(args: &AddArgs, json: bool) -> Result<(), CliError> {
     let total = keys.len();
     // Lock, load, insert, write, unlock: the file cannot change meanwhile.
     // With --tick, a time-window sliding filter's clock moves first.
-    let load = |path: &Path, bytes: &[u8]| match args.tick {
-        None => rewrite::load_any(path, bytes),
-        Some(tick) => crate::sliding::load_at(path, bytes, tick)
+    let load = |file: &rewrite::Opened<'_>| match args.tick {
+        None => rewrite::load_any(file),
+        Some(tick) => crate::sliding::load_at(file.path, &file.bytes()?, tick)
             .map(|f| -> Box<dyn approxset::ApproxSet + Send + Sync> { Box::new(f) }),
     };
     let (rows, overfill) = rewrite::update(&args.filter, load, |filter| {

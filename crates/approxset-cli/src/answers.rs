@@ -8,7 +8,27 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::CliError;
+use crate::error::CliError;
+
+/// The exit code of `query --quiet` when a key is certainly absent: not 1
+/// or 2, which stay the error codes.
+pub(crate) const EXIT_ABSENT: u8 = 3;
+
+/// One key's answer to `query`.
+#[derive(Debug, Serialize)]
+pub(crate) struct QueryRow {
+    /// The key (lossy UTF-8).
+    key: String,
+    /// Whether the filter may hold it (`false`: certainly not).
+    present: bool,
+}
+
+impl QueryRow {
+    /// The answer `present` for `key`.
+    pub(crate) fn new(key: String, present: bool) -> Self {
+        QueryRow { key, present }
+    }
+}
 
 /// Standard output, buffered, and flushed after every line when the keys
 /// are typed at a terminal (so answers come as the keys do).

@@ -9,14 +9,16 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 
 use crate::design::variant_parser;
+use crate::error::CliError;
 use crate::keys::{self, LineKeys};
+use crate::options::check_count;
 use crate::output::{self, Record};
 use crate::overfill::Overfill;
-use crate::{CliError, check_count, files, sliding};
+use crate::{files, sliding};
 
 /// Examples shown by `approxset build --help`.
 pub(crate) const EXAMPLES: &str = concat!(
-    crate::keys_note!(),
+    crate::keys::keys_note!(),
     "
 
 Examples:
@@ -69,7 +71,7 @@ pub(crate) struct BuildArgs {
     spark_keys: Option<crate::spark::SparkKeys>,
 
     #[command(flatten)]
-    fp: crate::TargetFp,
+    fp: crate::options::TargetFp,
 
     /// Items the filter is sized for [default: the number of keys, at least 1].
     #[arg(long, value_name = "N")]
@@ -80,7 +82,7 @@ pub(crate) struct BuildArgs {
     seed: Option<u64>,
 
     #[command(flatten)]
-    hash: crate::HashChoice,
+    hash: crate::options::HashChoice,
 
     #[arg(long, value_name = "T", help = sliding::TIME_WINDOW_HELP)]
     time_window: Option<u64>,
@@ -99,8 +101,8 @@ pub(crate) struct BuildArgs {
 
     /// The filter file to write: replaced whole, or left alone on failure.
     /// The new file is renamed into place holding the lock file
-    /// `.FILTER.lock` next to it (left in place; it must be a regular file,
-    /// a link or FIFO there is an error), so a concurrent `add` or `remove`
+    /// `.FILTER.lock` next to it (removed when done; it must be a regular
+    /// file, a link or FIFO there is an error), so a concurrent `add` or `remove`
     /// of the same file finishes before it or works on the new file.
     /// Temporary files of runs that were killed are removed. A warning on
     /// standard error says when the filter holds more keys than --items and
@@ -124,8 +126,13 @@ pub(crate) struct BuildRecord {
     keys: u64,
     /// Items the filter was sized for.
     capacity: u64,
-    /// The false-positive rate it was built for.
+    /// The false-positive rate asked for (`--fp`).
     target_fp: f64,
+    /// The false-positive rate the filter gives at its capacity, as `info`
+    /// reports it (`Membership::fp_rate`): the target for the filters that
+    /// are sized to it, 2⁻ᶠ for a fuse filter's `f`-bit fingerprints, the
+    /// blocks' rate for a Ribbon filter.
+    fp_rate: f64,
     /// The false-positive rate estimated from its fill.
     estimated_fp: f64,
     /// Bytes of filter data in memory, as `info` reports them.
@@ -149,6 +156,7 @@ impl Record for BuildRecord {
             ("keys read", output::count(self.keys)),
             ("capacity", output::count(self.capacity)),
             ("target FP", output::rate(self.target_fp)),
+            ("FP rate", output::rate(self.fp_rate)),
             ("estimated FP", output::rate(self.estimated_fp)),
             ("memory", output::bytes(self.bytes)),
             ("written", output::bytes_exact(self.file_bytes)),
@@ -260,14 +268,9 @@ fn fits_in_memory(
     let Some(available) = available_memory() else {
         return Ok(());
     };
-    // The flat variants are saved page by page; the others are serialized
-    // whole first, a second copy (`Membership::write_into`).
-    use approxset::Variant as V;
-    let copies = match variant {
-        V::Classic | V::Partitioned | V::Blocked | V::SplitBlock | V::Counting | V::Cuckoo => 1,
-        _ => 2,
-    };
-    let needed = design.bytes().saturating_mul(copies);
+    // The streamed variants are saved page by page; the others are
+    // serialized whole first, a second copy (`Membership::write_into`).
+    let needed = design.peak_bytes();
     if needed > available {
         return Err(refuse(format!(
             "a {variant} filter for {n} items at {fp} needs {}, more than the {} this \
@@ -335,6 +338,9 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
                 variant
             );
         }
+        // Its size follows from the keys: checked once they are counted,
+        // before the filter is built.
+        fits_in_memory(variant, total.max(1), fp, &args.output)?;
         let keys: Vec<&[u8]> = keys::lines(&data, how).collect();
         let filter = builder.build_from(&keys, fp).map_err(|e| {
             CliError::failure(format!(
@@ -376,8 +382,7 @@ pub(crate) fn run(args: &BuildArgs, json: bool) -> Result<(), CliError> {
     if let Some(note) = sliding::forgetting_note(&*filter, inserted) {
         eprintln!("{note}");
     }
-    let target = filter.fp_rate();
-    save(&*filter, args, inserted, target, overfill, json)
+    save(&*filter, args, inserted, fp, overfill, json)
 }
 
 /// Saves the built `filter` to `--output`, warns when it is overfilled, and
@@ -401,6 +406,7 @@ fn save<F: Membership + ?Sized>(
         keys: keys as u64,
         capacity: filter.capacity() as u64,
         target_fp: target,
+        fp_rate: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
         bytes: filter.memory_bytes() as u64,
         file_bytes,

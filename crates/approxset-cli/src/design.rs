@@ -6,8 +6,10 @@ use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde::Serialize;
 
-use crate::output::{self, Column, Report, TableRow};
-use crate::{CliError, check_count, check_fp};
+use crate::error::CliError;
+use crate::options::check_count;
+use crate::options::check_fp;
+use crate::output::{self, Report};
 
 /// Examples shown by `approxset design --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -51,6 +53,9 @@ pub(crate) struct DesignRow {
     /// Ribbon filter's lower columns `r` (its upper blocks have `r + 1`).
     #[serde(skip_serializing_if = "Option::is_none")]
     fingerprint_bits: Option<u32>,
+    /// The false-positive rate asked for (`--fp`), as `build --json`
+    /// reports it.
+    target_fp: f64,
     /// The false-positive rate expected after N insertions (the sliding
     /// filter's: at its worst moment, every generation full).
     expected_fp: f64,
@@ -85,6 +90,7 @@ impl DesignRow {
                 Variant::Cuckoo | Variant::Fuse | Variant::Quotient | Variant::Ribbon
             )
             .then(|| design.hashes()),
+            target_fp: fp,
             expected_fp: design.expected_fp(),
             generations: sliding.map(|p| p.generations()),
             generation_size: sliding.map(|p| p.generation_size()),
@@ -93,36 +99,20 @@ impl DesignRow {
     }
 }
 
-impl TableRow for DesignRow {
-    const COLUMNS: &'static [Column] = &[
-        Column::text("variant"),
-        Column::number("bits"),
-        Column::number("bytes"),
-        Column::number("memory"),
-        Column::number("bits/key"),
-        Column::number("hashes"),
-        Column::number("fp bits"),
-        Column::number("expected FP"),
-    ];
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.variant.clone(),
-            output::count(self.bits),
-            output::count(self.bytes),
-            output::bytes(self.bytes),
-            format!("{:.2}", self.bits_per_key),
-            // Each where it applies: k, or the cuckoo filter's fingerprint bits.
-            match self.fingerprint_bits {
-                Some(_) => String::new(),
-                None => self.hashes.to_string(),
-            },
-            self.fingerprint_bits
-                .map_or_else(String::new, |bits| bits.to_string()),
-            output::rate(self.expected_fp),
-        ]
-    }
-}
+output::table_row!(DesignRow {
+    text "variant" => |r| r.variant.clone(),
+    number "bits" => |r| output::count(r.bits),
+    number "bytes" => |r| output::count(r.bytes),
+    number "memory" => |r| output::bytes(r.bytes),
+    number "bits/key" => |r| format!("{:.2}", r.bits_per_key),
+    // Each where it applies: k, or the fingerprint bits.
+    number "hashes" => |r| match r.fingerprint_bits {
+        Some(_) => String::new(),
+        None => r.hashes.to_string(),
+    },
+    number "fp bits" => |r| r.fingerprint_bits.map_or_else(String::new, |bits| bits.to_string()),
+    number "expected FP" => |r| output::rate(r.expected_fp),
+});
 
 /// The other names a variant goes by, as the library's `Variant::from_str`
 /// takes them; `--help` lists them.
@@ -284,6 +274,8 @@ pub(crate) fn run(args: &DesignArgs, json: bool) -> Result<(), CliError> {
 mod tests {
     use super::*;
     use clap::Parser;
+
+    use crate::output::TableRow;
 
     #[derive(Debug, Parser)]
     struct Cli {

@@ -1,27 +1,27 @@
-//! `approxset experiment`: the seed article's two experiments on the classic
-//! Bloom filter, measured against the formulas.
+//! `approxset experiment`: the classic Bloom filter's false-positive rate,
+//! measured against its formulas (`theory`) and against its number of hash
+//! functions (`optimal-k`).
 //!
 //! Both insert the keys `member-0 … member-{n−1}` and query
 //! `nonmember-0 … nonmember-{q−1}` as byte strings into a classic filter of
 //! a chosen number of bits `m` and hash functions `k`:
 //!
-//! - `theory` (Experiment 1): k ∈ {2, 4, 6, 8} × m/n ∈ {4, 6, 8, 10, 12, 16, 20};
+//! - `theory`: k ∈ {2, 4, 6, 8} × m/n ∈ {4, 6, 8, 10, 12, 16, 20};
 //!   the measured rate against (1 − e^(−kn/m))^k and (1 − (1 − 1/m)^(kn))^k.
-//! - `optimal-k` (Experiment 2): m/n fixed, k = 1 … 10; the U-shaped curve
+//! - `optimal-k`: m/n fixed, k = 1 … 10; the U-shaped curve
 //!   whose bottom is at k* = (m/n)·ln 2.
 //!
 //! `sliding` (in `crate::window`) follows a sliding filter's rate over time.
-
-use std::path::PathBuf;
 
 use approxset::{BloomFilter, sizing};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
+use crate::error::CliError;
 use crate::keys::KeyList;
-use crate::output::{self, Column, Report, TableRow};
+use crate::options::check_count;
+use crate::output::{self, Report};
 use crate::plot::{self, Axis, Chart, Mark, Scale, Series, Style};
-use crate::{CliError, DEFAULT_SEED, check_count};
 
 /// Examples shown by `approxset experiment --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -48,13 +48,13 @@ Examples:
 /// The experiments.
 #[derive(Debug, Subcommand)]
 pub(crate) enum ExperimentCommand {
-    /// Experiment 1: measured false-positive rate against the approximate and
-    /// the exact formula, for k in {2,4,6,8} and m/n in {4,6,8,10,12,16,20}.
+    /// The measured false-positive rate against the approximate and the
+    /// exact formula, for k in {2,4,6,8} and m/n in {4,6,8,10,12,16,20}.
     #[command(after_help = THEORY_EXAMPLES)]
     Theory(TheoryArgs),
 
-    /// Experiment 2: the false-positive rate for k = 1..10 at fixed m/n, with
-    /// its minimum near k* = (m/n) ln 2.
+    /// The false-positive rate for k = 1..10 at fixed m/n, with its minimum
+    /// near k* = (m/n) ln 2.
     #[command(after_help = OPTIMAL_K_EXAMPLES)]
     OptimalK(OptimalKArgs),
 
@@ -77,16 +77,8 @@ pub(crate) struct SampleArgs {
     #[arg(long, value_name = "Q", default_value_t = 100_000)]
     queries: usize,
 
-    /// Seed of the filters' hash key.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    seed: u64,
-
     #[command(flatten)]
-    hash: crate::HashChoice,
-
-    /// Also draw the result into this SVG file.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
+    run: crate::options::RunChoice,
 }
 
 /// The options of `approxset experiment theory`.
@@ -118,10 +110,10 @@ pub(crate) struct OptimalKArgs {
     sample: SampleArgs,
 }
 
-/// Experiment 1's hash counts.
+/// The hash counts of `theory`.
 const THEORY_HASHES: [u32; 4] = [2, 4, 6, 8];
 
-/// Experiment 1's bits per key.
+/// The bits per key of `theory`.
 const THEORY_BITS_PER_KEY: [u32; 7] = [4, 6, 8, 10, 12, 16, 20];
 
 /// The keys of an experiment and the seed of its filters.
@@ -138,14 +130,14 @@ impl Sample {
     fn new(args: &SampleArgs) -> Result<Self, CliError> {
         let items = check_count("items", args.items)?;
         let queries = check_count("queries", args.queries)?;
-        if let Some(path) = &args.plot {
+        if let Some(path) = &args.run.plot {
             plot::check_writable(path)?;
         }
         Ok(Sample {
             members: KeyList::numbered("member-", items)?,
             queries: KeyList::numbered("nonmember-", queries)?,
-            seed: args.seed,
-            hash: args.hash.for_variant(approxset::Variant::Classic)?,
+            seed: args.run.seed,
+            hash: args.run.hash.for_variant(approxset::Variant::Classic)?,
         })
     }
 
@@ -196,7 +188,7 @@ pub(crate) fn run(command: &ExperimentCommand, json: bool) -> Result<(), CliErro
     }
 }
 
-/// A row of Experiment 1.
+/// A row of `experiment theory`.
 #[derive(Debug, Serialize)]
 pub(crate) struct TheoryRow {
     /// Hash functions.
@@ -213,29 +205,16 @@ pub(crate) struct TheoryRow {
     relative_error: f64,
 }
 
-impl TableRow for TheoryRow {
-    const COLUMNS: &'static [Column] = &[
-        Column::number("k"),
-        Column::number("m/n"),
-        Column::number("measured FP"),
-        Column::number("theory approx"),
-        Column::number("theory exact"),
-        Column::number("rel. error"),
-    ];
+output::table_row!(TheoryRow {
+    number "k" => |r| r.k.to_string(),
+    number "m/n" => |r| format!("{}", r.bits_per_key),
+    number "measured FP" => |r| output::rate(r.measured_fp),
+    number "theory approx" => |r| output::rate(r.theory_approx),
+    number "theory exact" => |r| output::rate(r.theory_exact),
+    number "rel. error" => |r| format!("{:+.2} %", 100.0 * r.relative_error),
+});
 
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.k.to_string(),
-            format!("{}", self.bits_per_key),
-            output::rate(self.measured_fp),
-            output::rate(self.theory_approx),
-            output::rate(self.theory_exact),
-            format!("{:+.2} %", 100.0 * self.relative_error),
-        ]
-    }
-}
-
-/// Experiment 1.
+/// Runs `experiment theory`.
 fn theory(args: &TheoryArgs, json: bool) -> Result<(), CliError> {
     let sample = Sample::new(&args.sample)?;
     let n = sample.items();
@@ -266,7 +245,7 @@ fn theory(args: &TheoryArgs, json: bool) -> Result<(), CliError> {
     let mut report = Report::new(rows);
     report
         .header
-        .push(sample.describe("Experiment 1, measured FP against theory"));
+        .push(sample.describe("Measured FP against theory"));
     let close = report
         .rows
         .iter()
@@ -276,14 +255,14 @@ fn theory(args: &TheoryArgs, json: bool) -> Result<(), CliError> {
         "within 5 % of the exact formula: {close} of {} (small rates rest on few false positives)",
         report.rows.len()
     ));
-    if let Some(path) = &args.sample.plot {
+    if let Some(path) = &args.sample.run.plot {
         plot::write_svg(path, &theory_chart(&report.rows, n))?;
         report.notes.push(format!("plot: {}", path.display()));
     }
     report.print(json)
 }
 
-/// Experiment 1's figure: FP against m/n on a log axis, theory as lines and
+/// The figure of `theory`: FP against m/n on a log axis, theory as lines and
 /// measurements as dots, one colour per k.
 fn theory_chart(rows: &[TheoryRow], n: u64) -> Chart {
     let (lo, hi) = (
@@ -321,7 +300,7 @@ fn theory_chart(rows: &[TheoryRow], n: u64) -> Chart {
     let values = rows.iter().flat_map(|r| [r.measured_fp, r.theory_exact]);
     Chart {
         title: format!(
-            "Experiment 1: false-positive rate of a classic Bloom filter, n = {}",
+            "False-positive rate of a classic Bloom filter against theory, n = {}",
             output::count(n)
         ),
         x: Axis {
@@ -349,7 +328,7 @@ fn legend_key(label: &str, style: Style) -> Series {
     }
 }
 
-/// A row of Experiment 2.
+/// A row of `experiment optimal-k`.
 #[derive(Debug, Serialize)]
 pub(crate) struct OptimalKRow {
     /// Hash functions.
@@ -365,23 +344,12 @@ pub(crate) struct OptimalKRow {
     note: String,
 }
 
-impl TableRow for OptimalKRow {
-    const COLUMNS: &'static [Column] = &[
-        Column::number("k"),
-        Column::number("measured FP"),
-        Column::number("theory exact"),
-        Column::text("note"),
-    ];
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.k.to_string(),
-            output::rate(self.measured_fp),
-            output::rate(self.theory_exact),
-            self.note.clone(),
-        ]
-    }
-}
+output::table_row!(OptimalKRow {
+    number "k" => |r| r.k.to_string(),
+    number "measured FP" => |r| output::rate(r.measured_fp),
+    number "theory exact" => |r| output::rate(r.theory_exact),
+    text "note" => |r| r.note.clone(),
+});
 
 /// The index of the least value.
 fn argmin(values: impl Iterator<Item = f64>) -> Option<usize> {
@@ -391,7 +359,7 @@ fn argmin(values: impl Iterator<Item = f64>) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// Experiment 2.
+/// Runs `experiment optimal-k`.
 fn optimal_k(args: &OptimalKArgs, json: bool) -> Result<(), CliError> {
     let bits_per_key = args.bits_per_key;
     if !(bits_per_key.is_finite() && bits_per_key > 0.0) {
@@ -437,7 +405,7 @@ fn optimal_k(args: &OptimalKArgs, json: bool) -> Result<(), CliError> {
     }
     let mut report = Report::new(rows);
     report.header.push(sample.describe(&format!(
-        "Experiment 2, FP against k at m/n = {bits_per_key}"
+        "FP against the number of hash functions k at m/n = {bits_per_key}"
     )));
     let at = |i: Option<usize>| {
         i.and_then(|i| report.rows.get(i))
@@ -448,14 +416,14 @@ fn optimal_k(args: &OptimalKArgs, json: bool) -> Result<(), CliError> {
         at(theory_min),
         at(measured_min)
     ));
-    if let Some(path) = &args.sample.plot {
+    if let Some(path) = &args.sample.run.plot {
         plot::write_svg(path, &optimal_k_chart(&report.rows, bits_per_key, n))?;
         report.notes.push(format!("plot: {}", path.display()));
     }
     report.print(json)
 }
 
-/// Experiment 2's figure: FP against k on a log axis, the theory curve, the
+/// The figure of `optimal-k`: FP against k on a log axis, the theory curve, the
 /// measured dots and k* marked.
 fn optimal_k_chart(rows: &[OptimalKRow], bits_per_key: f64, n: u64) -> Chart {
     let max_k = rows.last().map_or(1.0, |r| f64::from(r.k));
@@ -491,7 +459,7 @@ fn optimal_k_chart(rows: &[OptimalKRow], bits_per_key: f64, n: u64) -> Chart {
     ];
     Chart {
         title: format!(
-            "Experiment 2: the optimal k at m/n = {bits_per_key}, n = {}",
+            "The optimal number of hash functions k at m/n = {bits_per_key}, n = {}",
             output::count(n)
         ),
         x: Axis {
@@ -499,11 +467,7 @@ fn optimal_k_chart(rows: &[OptimalKRow], bits_per_key: f64, n: u64) -> Chart {
             range: 0.5..max_k.max(k_star.ceil()) + 0.5,
             scale: Scale::Linear,
         },
-        y: Axis {
-            label: "false-positive rate (log scale)".to_owned(),
-            range: y,
-            scale: Scale::Log,
-        },
+        y: Axis::fp_rate(y),
         series,
         labels: Vec::new(),
     }

@@ -18,9 +18,10 @@ use clap::Args;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+use crate::error::CliError;
+use crate::files;
 use crate::output::{self, Record};
 use crate::overfill::Overfill;
-use crate::{CliError, files};
 
 /// Examples shown by `approxset info --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -158,8 +159,15 @@ pub(crate) struct InfoRecord {
     items: u64,
     /// Items the filter was sized for.
     capacity: u64,
-    /// The false-positive rate it was built for.
-    target_fp: f64,
+    /// The false-positive rate asked for at build time, as `build --json`
+    /// reports it; `null` for the static filters (fuse, Ribbon), whose
+    /// files do not store it: `fp_rate` is the rate they give.
+    target_fp: Option<f64>,
+    /// The false-positive rate the filter gives at its capacity
+    /// (`Membership::fp_rate`): the target for the filters that are sized
+    /// to it, 2⁻ᶠ for a fuse filter's `f`-bit fingerprints, the blocks'
+    /// rate for a Ribbon filter.
+    fp_rate: f64,
     /// The false-positive rate estimated from its fill.
     estimated_fp: f64,
     /// Whether it holds more items than it was sized for with an estimated
@@ -185,7 +193,14 @@ impl Record for InfoRecord {
             ("hash", output::hash_shown(self.hash)),
             ("items", output::count(self.items)),
             ("capacity", output::count(self.capacity)),
-            ("target FP", output::rate(self.target_fp)),
+            (
+                "target FP",
+                self.target_fp.map_or_else(
+                    || "not stored (a static filter stores the rate it gives)".to_owned(),
+                    output::rate,
+                ),
+            ),
+            ("FP rate", output::rate(self.fp_rate)),
             ("estimated FP", output::rate(self.estimated_fp)),
         ];
         if self.overfilled {
@@ -201,7 +216,7 @@ impl Record for InfoRecord {
                 })
                 .flatten();
             let overfill =
-                Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.target_fp)
+                Overfill::from_counts(self.items, self.capacity, self.estimated_fp, self.fp_rate)
                     .per_generation(generation_size);
             fields.push(("overfilled", format!("yes: {}", overfill.describe())));
         }
@@ -233,7 +248,8 @@ fn record(file: &str, filter: &dyn Membership, header: &Header, bytes: &[u8]) ->
         hash: filter.hash_key().function(),
         items: filter.len() as u64,
         capacity: filter.capacity() as u64,
-        target_fp: filter.fp_rate(),
+        target_fp: (!Variant::of(filter).is_some_and(Variant::is_static)).then(|| filter.fp_rate()),
+        fp_rate: filter.fp_rate(),
         estimated_fp: filter.estimated_fp_rate(),
         overfilled: Overfill::of_read_only(filter).is_some(),
         bytes: filter.memory_bytes() as u64,

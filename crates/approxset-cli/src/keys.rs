@@ -6,7 +6,19 @@ use std::collections::HashSet;
 use std::ffi::OsString;
 use std::io::{self, BufRead};
 
-use crate::CliError;
+use crate::error::CliError;
+
+/// The sentence on keys that `--help` of the commands reading keys shows:
+/// a literal, for `concat!`.
+macro_rules! keys_note {
+    () => {
+        "Keys: the bytes of each line (without its line end; see --raw-keys) or \
+of each argument are the key, the same key as the library's insert(\"line\") \
+or insert_bytes(b\"line\"), so filters built by the library answer here and \
+the other way round."
+    };
+}
+pub(crate) use keys_note;
 
 /// Byte-string keys stored back to back in one buffer.
 #[derive(Debug, Default)]

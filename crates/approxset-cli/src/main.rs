@@ -1,6 +1,7 @@
 //! `approxset`, the command-line tool of the approxset filters: what a filter
-//! of each variant takes (`design`), the seed article's experiments on the
-//! classic Bloom filter (`experiment theory`, `experiment optimal-k`), a
+//! of each variant takes (`design`), the classic Bloom filter's measured
+//! rate against its formulas (`experiment theory`) and against its number
+//! of hash functions (`experiment optimal-k`), a
 //! sliding filter's false-positive rate over time (`experiment sliding`), a
 //! measured comparison of every variant (`compare`), and filter files:
 //! `build` one from a list of keys, `query` it, show its `info`, `add` keys
@@ -22,28 +23,18 @@
 //! filter file take turns on its lock file (`files` explains), so none
 //! loses another's update.
 
-/// The sentence on keys that `--help` of the commands reading keys shows:
-/// a literal, for `concat!`.
-macro_rules! keys_note {
-    () => {
-        "Keys: the bytes of each line (without its line end; see --raw-keys) or \
-of each argument are the key, the same key as the library's insert(\"line\") \
-or insert_bytes(b\"line\"), so filters built by the library answer here and \
-the other way round."
-    };
-}
-pub(crate) use keys_note;
-
 mod add;
 mod answers;
 mod build;
 mod compare;
 mod design;
+mod error;
 mod experiment;
 mod files;
 mod info;
 mod keys;
 mod merge;
+mod options;
 mod output;
 mod overfill;
 #[cfg(feature = "parquet")]
@@ -58,19 +49,16 @@ mod sliding;
 mod spark;
 mod window;
 
-use std::fmt;
-use std::io;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
-/// The filter seed used where none is given, for reproducible runs.
-pub(crate) const DEFAULT_SEED: u64 = 1;
+use crate::error::CliError;
 
 /// Keys, exit codes and examples shown by `approxset --help`.
 const EXAMPLES: &str = concat!(
-    keys_note!(),
+    keys::keys_note!(),
     "
 
 Exit codes: 0 success; 1 failure (I/O, a damaged filter file, a refused \
@@ -118,7 +106,9 @@ enum Command {
     #[command(after_help = design::EXAMPLES)]
     Design(design::DesignArgs),
 
-    /// The seed article's experiments on the classic Bloom filter.
+    /// The classic Bloom filter's measured false-positive rate against its
+    /// formulas and its number of hash functions, and a sliding filter's
+    /// rate over time.
     #[command(subcommand, after_help = experiment::EXAMPLES)]
     Experiment(experiment::ExperimentCommand),
 
@@ -147,179 +137,8 @@ enum Command {
     Remove(remove::RemoveArgs),
 
     /// Merge saved filters (the union of their keys) into one file.
-    #[command(after_help = merge::EXAMPLES)]
+    #[command(after_help = merge::examples())]
     Merge(merge::MergeArgs),
-}
-
-/// What went wrong, and so the exit code.
-#[derive(Debug)]
-pub(crate) enum CliError {
-    /// Bad usage: a value out of range, conflicting options. Exit code 2.
-    Usage(String),
-    /// Anything else: I/O, memory, a damaged filter file, an operation the
-    /// filter's variant cannot do. Exit code 1.
-    Failure(String),
-    /// Standard output was closed early (`approxset … | head`): stop quietly.
-    BrokenPipe,
-}
-
-impl CliError {
-    /// A usage error (exit code 2).
-    pub(crate) fn usage(message: impl Into<String>) -> Self {
-        CliError::Usage(message.into())
-    }
-
-    /// A failure (exit code 1).
-    pub(crate) fn failure(message: impl Into<String>) -> Self {
-        CliError::Failure(message.into())
-    }
-
-    /// An I/O error with what was being done, e.g. "cannot read 'keys.txt'".
-    pub(crate) fn io(context: impl fmt::Display, error: &io::Error) -> Self {
-        if error.kind() == io::ErrorKind::BrokenPipe {
-            CliError::BrokenPipe
-        } else {
-            CliError::Failure(format!("{context}: {error}"))
-        }
-    }
-
-    /// The process exit code.
-    fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Usage(_) => 2,
-            CliError::Failure(_) => 1,
-            CliError::BrokenPipe => 0,
-        }
-    }
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CliError::Usage(m) | CliError::Failure(m) => f.write_str(m),
-            CliError::BrokenPipe => f.write_str("broken pipe"),
-        }
-    }
-}
-
-impl From<approxset::Error> for CliError {
-    /// A parameter the library refuses is a usage error; running out of
-    /// memory or room is a failure.
-    fn from(error: approxset::Error) -> Self {
-        match error {
-            approxset::Error::InvalidParameter { .. } => CliError::Usage(error.to_string()),
-            _ => CliError::Failure(error.to_string()),
-        }
-    }
-}
-
-impl From<io::Error> for CliError {
-    /// An error writing standard output.
-    fn from(error: io::Error) -> Self {
-        CliError::io("cannot write the output", &error)
-    }
-}
-
-/// `--fp`, the target false-positive rate of `build`, `compare` and
-/// `experiment sliding`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct TargetFp {
-    /// Target false-positive rate, strictly between 0 and 1.
-    #[arg(
-        long = "fp",
-        value_name = "P",
-        default_value_t = 0.01,
-        allow_negative_numbers = true
-    )]
-    fp: f64,
-}
-
-impl TargetFp {
-    /// The rate, checked as [`check_fp`] does.
-    pub(crate) fn get(&self) -> Result<f64, CliError> {
-        check_fp("fp", self.fp)
-    }
-}
-
-/// `--hash`, the hash function of the filters `build`, `compare` and
-/// `experiment` make (`add` and `query` take the file's).
-#[derive(Debug, clap::Args)]
-pub(crate) struct HashChoice {
-    /// The function applied to each key's bytes, recorded in the filter.
-    /// siphash64 (the default) is keyed SipHash-1-3 with a 64-bit output
-    /// widened by a keyed mix, and siphash the same with a 128-bit output
-    /// (the default of earlier releases): the only choices safe when
-    /// untrusted users choose keys; xxh3 is faster, for keys no attacker chooses
-    /// (one who can pick keys can then force false positives without
-    /// knowing the filter's key); parquet-xxh64 is Parquet's unkeyed
-    /// xxHash64, for the split-block filter only.
-    #[arg(
-        long = "hash",
-        value_name = "FUNCTION",
-        default_value = "siphash64",
-        value_parser = hash_parser()
-    )]
-    hash: approxset::HashFunction,
-}
-
-impl HashChoice {
-    /// The function chosen.
-    pub(crate) fn get(&self) -> approxset::HashFunction {
-        self.hash
-    }
-
-    /// The function chosen, checked to suit `variant`.
-    ///
-    /// # Errors
-    /// A usage error naming `--hash` when the variant cannot use it.
-    pub(crate) fn for_variant(
-        &self,
-        variant: approxset::Variant,
-    ) -> Result<approxset::HashFunction, CliError> {
-        if variant.supports_hash(self.hash) {
-            Ok(self.hash)
-        } else {
-            Err(CliError::usage(format!(
-                "invalid --hash: the {variant} filter cannot use {} ({}), which is for the \
-                 split-block filter only",
-                self.hash,
-                self.hash.algorithm()
-            )))
-        }
-    }
-}
-
-/// The parser of `--hash`: the names of `HashFunction::ALL`.
-fn hash_parser() -> impl clap::builder::TypedValueParser<Value = approxset::HashFunction> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(
-        approxset::HashFunction::ALL
-            .iter()
-            .map(|&h| PossibleValue::new(h.name()).help(h.algorithm())),
-    )
-    .map(|name| name.parse::<approxset::HashFunction>().unwrap_or_default())
-}
-
-/// Checks a false-positive rate given as `--{flag}`: strictly between 0 and 1.
-pub(crate) fn check_fp(flag: &str, fp: f64) -> Result<f64, CliError> {
-    if fp.is_finite() && fp > 0.0 && fp < 1.0 {
-        Ok(fp)
-    } else {
-        Err(CliError::usage(format!(
-            "invalid --{flag}: must be strictly between 0 and 1, got {fp}"
-        )))
-    }
-}
-
-/// Checks a count given as `--{flag}`: at least 1.
-pub(crate) fn check_count(flag: &str, count: usize) -> Result<usize, CliError> {
-    if count >= 1 {
-        Ok(count)
-    } else {
-        Err(CliError::usage(format!(
-            "invalid --{flag}: must be at least 1, got {count}"
-        )))
-    }
 }
 
 /// Clap's error (usually several lines: message, usage, tip) as one line.
@@ -409,19 +228,5 @@ mod tests {
             one_line(rendered),
             "error: unrecognized subcommand 'desing' (tip: a similar subcommand exists: 'design')"
         );
-    }
-
-    #[test]
-    fn range_checks_name_the_flag() {
-        let e = check_fp("fp", 1.5).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "invalid --fp: must be strictly between 0 and 1, got 1.5"
-        );
-        assert_eq!(e.exit_code(), 2);
-        assert!(check_fp("fp", f64::NAN).is_err());
-        assert!(check_fp("fp", 0.0).is_err());
-        assert_eq!(check_fp("fp", 0.01).unwrap(), 0.01);
-        assert_eq!(check_count("items", 0).unwrap_err().exit_code(), 2);
     }
 }

@@ -7,29 +7,61 @@
 
 use std::path::PathBuf;
 
-use approxset::ApproxSet;
+use approxset::{ApproxSet, Variant};
 use serde::Serialize;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::files;
 use crate::output::{self, Record};
 use crate::overfill::Overfill;
 
+/// The variants whose filters merge, and those whose do not: asked of the
+/// library (`ApproxSet::union_dyn` of two empty filters built alike), so the
+/// help cannot drift from what `merge` does. Static variants, which cannot
+/// be built empty, do not merge.
+pub(crate) fn merging() -> (Vec<Variant>, Vec<Variant>) {
+    Variant::ALL.iter().partition(|v| {
+        let build = || v.builder().seed(1).build(16, 0.01);
+        match (build(), build()) {
+            (Ok(mut a), Ok(b)) => a.union_dyn(&*b).is_ok(),
+            _ => false,
+        }
+    })
+}
+
+/// The names of `variants`, comma-separated.
+fn names(variants: &[Variant]) -> String {
+    variants
+        .iter()
+        .map(|v| v.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Examples shown by `approxset merge --help`.
-pub(crate) const EXAMPLES: &str = "\
-Filters merge when they have the same variant (classic, partitioned, \
-blocked, split-block or quotient), the same size and hash count, and the \
-same seed (or key): build every shard with the same --variant, --fp, \
---items and --seed. A quotient filter merges in linear time with its counts \
-added, and its removes keep working. The other variants cannot merge (a \
-counting filter's counters, a cuckoo table's fingerprints, a scalable \
-filter's stages do not combine bit for bit).
+pub(crate) fn examples() -> String {
+    let (merge, other) = merging();
+    format!(
+        "\
+Variants that merge: {}. Filters merge when they have the same variant, the \
+same size and hash count, and the same seed (or key): build every shard with \
+the same --variant, --fp, --items and --seed. The merged filter holds every \
+shard's keys (a quotient filter adds their counts, and its removes keep \
+working).
+
+Variants that cannot merge: {} (their counters, fingerprint tables, stages or \
+generations do not combine into the filter of all the keys; a static filter \
+is built once: build it from all the keys with approxset build).
 
 Examples:
   approxset build --variant blocked --items 1000000 --seed 7 --input shard-0.txt --output shard-0.bin
   approxset build --variant blocked --items 1000000 --seed 7 --input shard-1.txt --output shard-1.bin
   approxset merge --output all.bin shard-0.bin shard-1.bin
-  approxset merge -o all.bin all.bin shard-2.bin   # add a shard to a merged file";
+  approxset merge -o all.bin all.bin shard-2.bin   # add a shard to a merged file",
+        names(&merge),
+        names(&other)
+    )
+}
 
 /// `approxset merge`.
 #[derive(Debug, clap::Args)]

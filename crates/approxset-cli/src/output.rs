@@ -7,7 +7,7 @@ use approxset::Variant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// How a column is aligned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +54,34 @@ pub(crate) trait TableRow: Serialize {
     /// The row's cells, one per column.
     fn cells(&self) -> Vec<String>;
 }
+
+/// Implements [`TableRow`] for a row type from one list of its columns,
+/// each its alignment (`text` or `number`), its header and its cell from
+/// the row `r`, so a column's header and cell are stated once, together:
+/// the one home of every table's layout.
+///
+/// ```text
+/// output::table_row!(Row {
+///     number "k" => |r| r.k.to_string(),
+///     text "note" => |r| r.note.clone(),
+/// });
+/// ```
+macro_rules! table_row {
+    ($row:ty { $($align:ident $name:literal => |$r:ident| $cell:expr),+ $(,)? }) => {
+        impl $crate::output::TableRow for $row {
+            const COLUMNS: &'static [$crate::output::Column] =
+                &[$($crate::output::Column::$align($name)),+];
+
+            fn cells(&self) -> Vec<String> {
+                vec![$({
+                    let $r = self;
+                    $cell
+                }),+]
+            }
+        }
+    };
+}
+pub(crate) use table_row;
 
 /// A subcommand's result: rows, plus lines of text before and after the table
 /// that only the human output shows.

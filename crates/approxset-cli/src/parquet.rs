@@ -28,8 +28,9 @@ use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use serde::Serialize;
 
-use crate::answers::{Answers, key_string};
-use crate::{CliError, keys};
+use crate::answers::{Answers, EXIT_ABSENT, key_string};
+use crate::error::CliError;
+use crate::keys;
 
 /// `--parquet` and `--column` of `approxset query`.
 #[derive(Debug, clap::Args)]
@@ -251,7 +252,7 @@ fn words(answers: &[Option<bool>]) -> String {
 }
 
 /// Runs `approxset query --parquet FILE --column NAME`; returns the exit
-/// code: 0, or with `quiet` [`EXIT_ABSENT`](crate::query::EXIT_ABSENT) when
+/// code: 0, or with `quiet` [`EXIT_ABSENT`] when
 /// a key is certainly in no row group.
 ///
 /// # Errors
@@ -277,11 +278,7 @@ pub(crate) fn query(
             all_somewhere &= filters.answers(key)?.iter().any(|a| a.unwrap_or(true));
             Ok(())
         })?;
-        return Ok(if all_somewhere {
-            0
-        } else {
-            crate::query::EXIT_ABSENT
-        });
+        return Ok(if all_somewhere { 0 } else { EXIT_ABSENT });
     }
     let mut answers = Answers::new(keys.read_stdin());
     let mut rows = Vec::new();

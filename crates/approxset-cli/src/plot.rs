@@ -11,7 +11,8 @@ use std::path::Path;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
-use crate::{CliError, files};
+use crate::error::CliError;
+use crate::files;
 
 /// The size of a figure in pixels.
 const SIZE: (u32, u32) = (960, 640);
@@ -69,6 +70,18 @@ pub(crate) struct Axis {
     pub(crate) range: Range<f64>,
     /// Linear or logarithmic.
     pub(crate) scale: Scale,
+}
+
+impl Axis {
+    /// The false-positive rate over `range`, on a log scale: the y axis of
+    /// every experiment's chart.
+    pub(crate) fn fp_rate(range: Range<f64>) -> Self {
+        Axis {
+            label: "false-positive rate (log scale)".to_owned(),
+            range,
+            scale: Scale::Log,
+        }
+    }
 }
 
 /// How a series is drawn.

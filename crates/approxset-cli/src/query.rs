@@ -29,14 +29,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use serde::Serialize;
 
-use crate::answers::{Answers, key_string, word};
-use crate::{CliError, files, keys};
-
-/// The exit code of `query --quiet` when a key is certainly absent: not 1
-/// or 2, which stay the error codes.
-pub(crate) const EXIT_ABSENT: u8 = 3;
+use crate::answers::{Answers, EXIT_ABSENT, QueryRow, key_string, word};
+use crate::error::CliError;
+use crate::{files, keys};
 
 /// The `--parquet` example of `approxset query --help`, with the feature.
 #[cfg(feature = "parquet")]
@@ -56,7 +52,7 @@ macro_rules! parquet_example {
 
 /// Examples shown by `approxset query --help`.
 pub(crate) const EXAMPLES: &str = concat!(
-    crate::keys_note!(),
+    crate::keys::keys_note!(),
     "
 
 Exit codes: 0 answered (with --quiet: every key may be present); 3 with \
@@ -114,22 +110,6 @@ pub(crate) struct QueryArgs {
     /// 2 stay the error codes). Every key is read, from standard input too.
     #[arg(short, long, conflicts_with = "json")]
     quiet: bool,
-}
-
-/// One key's answer to `query`.
-#[derive(Debug, Serialize)]
-pub(crate) struct QueryRow {
-    /// The key (lossy UTF-8).
-    key: String,
-    /// Whether the filter may hold it (`false`: certainly not).
-    present: bool,
-}
-
-impl QueryRow {
-    /// The answer `present` for `key`.
-    pub(crate) fn new(key: String, present: bool) -> Self {
-        QueryRow { key, present }
-    }
 }
 
 /// Runs `approxset query`; returns the exit code. It does not depend on
@@ -207,10 +187,7 @@ fn answer(
     let looked_up = args.keys.for_each(|key| {
         let present = contains(key)?;
         if json {
-            rows.push(QueryRow {
-                key: key_string(key),
-                present,
-            });
+            rows.push(QueryRow::new(key_string(key), present));
             Ok(())
         } else {
             answers.line(key, word(present, "present", "absent"))

@@ -15,12 +15,13 @@ use approxset::Removal;
 use serde::Serialize;
 
 use crate::answers::{self, Answers};
+use crate::error::CliError;
+use crate::keys;
 use crate::rewrite::{self, Need};
-use crate::{CliError, keys};
 
 /// Examples shown by `approxset remove --help`.
 pub(crate) const EXAMPLES: &str = concat!(
-    crate::keys_note!(),
+    crate::keys::keys_note!(),
     "
 
 Each key removes one copy and is reported `removed`, `absent` (certainly \

@@ -16,7 +16,8 @@ use std::path::Path;
 
 use approxset::{ApproxSet, Deletable, Variant};
 
-use crate::{CliError, files};
+use crate::error::CliError;
+use crate::files;
 
 /// What a command needs of the filter it changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,17 +28,37 @@ pub(crate) enum Need {
     Delete,
 }
 
-/// Loads any filter from the `bytes` of the file `path`.
+/// The file a command changes, opened under its lock: the file and its
+/// length. Loaders read it once, in bounded chunks where the variant allows
+/// (`approxset::load_streamed`), so no copy of the file is held.
+pub(crate) struct Opened<'a> {
+    pub(crate) path: &'a Path,
+    pub(crate) file: File,
+    pub(crate) len: u64,
+}
+
+impl Opened<'_> {
+    /// The whole file, for a loader that needs its bytes.
+    ///
+    /// # Errors
+    /// A failure naming the file when it cannot be read.
+    pub(crate) fn bytes(&self) -> Result<Vec<u8>, CliError> {
+        let meta = self
+            .file
+            .metadata()
+            .map_err(|e| files::cannot_read(self.path, &e))?;
+        files::read_opened(self.path, &self.file, &meta, files::StreamLimit::default())
+    }
+}
+
+/// Loads any filter from the opened file, streamed.
 ///
 /// # Errors
-/// A failure naming the file when the bytes are not a valid filter.
-pub(crate) fn load_any(
-    path: &Path,
-    bytes: &[u8],
-) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
-    approxset::load(bytes).map_err(|e| match e {
-        approxset::Error::StaticFilter { variant } => static_refusal(path, variant),
-        _ => files::load_error(path, &e),
+/// A failure naming the file when it is not a valid filter.
+pub(crate) fn load_any(file: &Opened<'_>) -> Result<Box<dyn ApproxSet + Send + Sync>, CliError> {
+    approxset::load_streamed(&file.file, file.len).map_err(|e| match e {
+        approxset::Error::StaticFilter { variant } => static_refusal(file.path, variant),
+        _ => files::file_error(file.path, &e),
     })
 }
 
@@ -51,40 +72,38 @@ pub(crate) fn static_refusal(path: &Path, variant: &str) -> CliError {
     ))
 }
 
-/// Whether the variant named `name` is static.
-fn is_static(name: &str) -> bool {
-    name.parse::<Variant>().is_ok_and(Variant::is_static)
+/// The error of `remove` on a filter of `variant`, which cannot delete.
+fn cannot_delete(path: &Path, variant: &'static str) -> CliError {
+    if variant.parse::<Variant>().is_ok_and(Variant::is_static) {
+        return static_refusal(path, variant);
+    }
+    let e = approxset::Error::DeleteUnsupported { variant };
+    CliError::failure(format!("{e}: '{}' is unchanged", path.display()))
 }
 
-/// Loads a filter that can delete from the `bytes` of the file `path`.
+/// Loads a filter that can delete from the opened file, streamed.
 ///
 /// # Errors
-/// A failure naming the file when the bytes are not a valid filter, and
-/// one naming the variant when it cannot delete.
+/// A failure naming the file when it is not a valid filter, and one
+/// naming the variant when it cannot delete.
 pub(crate) fn load_deletable(
-    path: &Path,
-    bytes: &[u8],
+    file: &Opened<'_>,
 ) -> Result<Box<dyn Deletable + Send + Sync>, CliError> {
-    approxset::load_deletable(bytes).map_err(|e| match e {
-        approxset::Error::DeleteUnsupported { variant } if is_static(variant) => {
-            static_refusal(path, variant)
-        }
-        approxset::Error::DeleteUnsupported { .. } => {
-            CliError::failure(format!("{e}: '{}' is unchanged", path.display()))
-        }
-        _ => files::load_error(path, &e),
+    approxset::load_deletable_streamed(&file.file, file.len).map_err(|e| match e {
+        approxset::Error::DeleteUnsupported { variant } => cannot_delete(file.path, variant),
+        _ => files::file_error(file.path, &e),
     })
 }
 
 /// A quick check, before a command reads its keys and takes the lock, that
 /// `path` looks like a filter it can change: a regular file (not a FIFO or
 /// a device, which are refused without being opened) whose header names a
-/// variant (one that can delete, for [`Need::Delete`]). Anything else is
-/// loaded in full to report the same error the locked load would. The
-/// locked load still decides.
+/// variant (one that can delete, for [`Need::Delete`]). Only the header is
+/// read: the file is parsed once, by the locked load, which decides.
 ///
 /// # Errors
-/// As [`files::read_filter`], [`load_any`] and [`load_deletable`].
+/// A failure naming the file when it cannot be read, its header is not a
+/// filter's, or it names a variant the command cannot change.
 pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
     // A FIFO or a device cannot be rewritten in place, and a FIFO read here
     // would leave nothing for the locked load to read (it would wait).
@@ -98,32 +117,45 @@ pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
             path.display()
         )));
     }
-    let mut head = [0u8; approxset::format::HEADER_LEN];
-    let variant = File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .ok()
-        .and_then(|()| approxset::format::Header::parse(&head).ok())
-        .and_then(|header| header.variant()?.parse::<Variant>().ok());
-    if let Some(variant) = variant {
-        if variant.is_static() {
-            return Err(static_refusal(path, variant.name()));
-        }
-        if need == Need::Any || variant.supports_delete() {
-            return Ok(());
-        }
+    let (mut file, meta) = files::open_filter_file(path)?;
+    if meta.is_dir() {
+        return Err(files::cannot_read(
+            path,
+            &std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory"),
+        ));
     }
-    let bytes = files::read_filter(path, files::StreamLimit::default())?;
-    match need {
-        Need::Any => load_any(path, &bytes).map(drop),
-        Need::Delete => load_deletable(path, &bytes).map(drop),
+    let mut head = [0u8; 16];
+    let got = file
+        .by_ref()
+        .take(16)
+        .read(&mut head)
+        .map_err(|e| files::cannot_read(path, &e))?;
+    let header =
+        approxset::format::Header::parse(&head[..got]).map_err(|e| files::load_error(path, &e))?;
+    let variant: Variant = header
+        .variant()
+        .and_then(|name| name.parse().ok())
+        .ok_or_else(|| {
+            files::load_error(
+                path,
+                &approxset::Error::UnknownVariant { tag: header.tag() },
+            )
+        })?;
+    if variant.is_static() {
+        return Err(static_refusal(path, variant.name()));
     }
+    if need == Need::Delete && !variant.supports_delete() {
+        return Err(cannot_delete(path, variant.name()));
+    }
+    Ok(())
 }
 
 /// Changes the saved filter `path` under its lock: takes the lock (waiting
-/// for any other writer), reads the file, loads it with `load`, calls
-/// `change` on the filter, and, when the filter's bytes differ from the
-/// file's, writes them whole and renames them into place; then releases
-/// the lock and returns what `change` returned.
+/// for any other writer), opens the file, loads it with `load` (once),
+/// calls `change` on the filter, and, when the filter's bytes differ from
+/// the file's, writes them page by page and renames them into place; then
+/// releases the lock and returns what `change` returned. No copy of the
+/// file is held beside the filter.
 ///
 /// # Errors
 /// The first error of locking, reading, `load`, `change`, saving or
@@ -131,20 +163,30 @@ pub(crate) fn check(path: &Path, need: Need) -> Result<(), CliError> {
 /// it was (whatever `change` did to the loaded filter is dropped).
 pub(crate) fn update<F, T>(
     path: &Path,
-    load: impl FnOnce(&Path, &[u8]) -> Result<Box<F>, CliError>,
+    load: impl FnOnce(&Opened<'_>) -> Result<Box<F>, CliError>,
     change: impl FnOnce(&mut F) -> Result<T, CliError>,
 ) -> Result<T, CliError>
 where
     F: ApproxSet + ?Sized,
 {
     let lock = files::lock(path, "filter")?;
-    // A regular file (`check` refused anything else) is read up to its
-    // size; the default limit covers one swapped in since.
-    let old = files::read_filter(path, files::StreamLimit::default())?;
-    let mut filter = load(path, &old)?;
-    // The file's bytes are not needed past the load: the new ones are
-    // compared with the file as they are written.
-    drop(old);
+    let (file, meta) = files::open_filter_file(path)?;
+    if !meta.is_file() {
+        // Swapped in since `check`.
+        return check(path, Need::Any).and_then(|()| {
+            Err(CliError::failure(format!(
+                "cannot change '{}': it is not a regular file",
+                path.display()
+            )))
+        });
+    }
+    let opened = Opened {
+        path,
+        file,
+        len: meta.len(),
+    };
+    let mut filter = load(&opened)?;
+    drop(opened);
     let result = change(&mut *filter)?;
     files::save_filter(path, &*filter, false, true)?;
     drop(lock);
@@ -193,12 +235,8 @@ mod tests {
         let g = approxset::load(&fs::read(&path).unwrap()).unwrap();
         assert_eq!(g.len(), 1);
         assert!(g.contains("b"));
-        assert_eq!(scratch.entries(), [".f.bin.lock", "f.bin"]);
-        // The lock is free again.
-        File::open(files::lock_path(&path))
-            .unwrap()
-            .try_lock()
-            .unwrap();
+        // The lock is free again: its file is gone.
+        assert_eq!(scratch.entries(), ["f.bin"]);
     }
 
     #[test]
@@ -226,7 +264,7 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), before);
         #[cfg(unix)]
         assert_eq!(inode(), first);
-        assert_eq!(scratch.entries(), [".f.bin.lock", "f.bin"]);
+        assert_eq!(scratch.entries(), ["f.bin"]);
     }
 
     #[test]

@@ -12,7 +12,8 @@ use std::path::Path;
 
 use approxset::{ApproxSet, BuildOptions, Membership, SlidingBloomFilter, Variant};
 
-use crate::{CliError, files};
+use crate::error::CliError;
+use crate::files;
 
 /// What `--help` says of `--time-window`.
 pub(crate) const TIME_WINDOW_HELP: &str = "For --variant sliding: remember the keys of the \

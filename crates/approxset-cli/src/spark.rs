@@ -16,9 +16,10 @@ use approxset::spark::SparkBloomFilter;
 use serde::Serialize;
 
 use crate::answers::{Answers, key_string, word};
+use crate::answers::{EXIT_ABSENT, QueryRow};
+use crate::error::CliError;
 use crate::output::{self, Record};
-use crate::query::{EXIT_ABSENT, QueryRow};
-use crate::{CliError, files, keys};
+use crate::{files, keys};
 
 /// How the keys of a Spark filter are hashed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]

@@ -8,16 +8,16 @@
 //! full) and the one estimated from the blocks' fills.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use approxset::{Digest, HashKey, SlidingBloomFilter, sizing};
 use clap::Args;
 use serde::Serialize;
 
+use crate::error::CliError;
 use crate::keys::KeyList;
-use crate::output::{self, Column, Report, TableRow};
+use crate::options::check_count;
+use crate::output::{self, Report};
 use crate::plot::{self, Axis, Chart, Mark, Scale, Series, Style};
-use crate::{CliError, DEFAULT_SEED, check_count};
 
 /// Examples shown by `approxset experiment sliding --help`.
 pub(crate) const EXAMPLES: &str = "\
@@ -43,7 +43,7 @@ pub(crate) struct SlidingArgs {
     windows: Vec<usize>,
 
     #[command(flatten)]
-    fp: crate::TargetFp,
+    fp: crate::options::TargetFp,
 
     /// Inserts streamed, in windows: passes·W keys per filter.
     #[arg(long, value_name = "N", default_value_t = 3)]
@@ -59,16 +59,8 @@ pub(crate) struct SlidingArgs {
     #[arg(long, value_name = "R", default_value_t = 0)]
     generations: u32,
 
-    /// Seed of the filters' hash key.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    seed: u64,
-
     #[command(flatten)]
-    hash: crate::HashChoice,
-
-    /// Also draw the result into this SVG file.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
+    run: crate::options::RunChoice,
 }
 
 /// One measurement: a point of the series (`--json` prints them all).
@@ -111,37 +103,19 @@ pub(crate) struct Summary {
     false_negatives: u64,
 }
 
-impl TableRow for Summary {
-    const COLUMNS: &'static [Column] = &[
-        Column::number("W"),
-        Column::number("k"),
-        Column::number("r"),
-        Column::number("g"),
-        Column::number("bits/key"),
-        Column::number("worst FP (formula)"),
-        Column::number("max measured"),
-        Column::number("mean"),
-        Column::number("just left"),
-        Column::number("gone"),
-        Column::number("false neg."),
-    ];
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            output::count(self.window as u64),
-            self.hashes.to_string(),
-            self.generations.to_string(),
-            output::count(self.generation_size),
-            format!("{:.2}", self.bits_per_key),
-            output::rate(self.worst_fp),
-            output::rate(self.max_measured_fp),
-            output::rate(self.mean_measured_fp),
-            output::rate(self.just_left_fp),
-            output::rate(self.gone_fp),
-            self.false_negatives.to_string(),
-        ]
-    }
-}
+output::table_row!(Summary {
+    number "W" => |r| output::count(r.window as u64),
+    number "k" => |r| r.hashes.to_string(),
+    number "r" => |r| r.generations.to_string(),
+    number "g" => |r| output::count(r.generation_size),
+    number "bits/key" => |r| format!("{:.2}", r.bits_per_key),
+    number "worst FP (formula)" => |r| output::rate(r.worst_fp),
+    number "max measured" => |r| output::rate(r.max_measured_fp),
+    number "mean" => |r| output::rate(r.mean_measured_fp),
+    number "just left" => |r| output::rate(r.just_left_fp),
+    number "gone" => |r| output::rate(r.gone_fp),
+    number "false neg." => |r| r.false_negatives.to_string(),
+});
 
 /// The share of `digests` that `present` says yes to.
 fn rate(digests: &[Digest], present: impl Fn(Digest) -> bool) -> f64 {
@@ -178,9 +152,9 @@ fn stream(
     fp: f64,
     fresh: &KeyList,
 ) -> Result<(Summary, Vec<Point>), CliError> {
-    let hash = args.hash.for_variant(approxset::Variant::Sliding)?;
+    let hash = args.run.hash.for_variant(approxset::Variant::Sliding)?;
     let mut builder = SlidingBloomFilter::with_fp_rate(fp)
-        .seed(args.seed)
+        .seed(args.run.seed)
         .hash(hash);
     if args.generations > 0 {
         builder = builder.generations(args.generations);
@@ -279,7 +253,7 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
     for &w in &args.windows {
         check_count("windows", w)?;
     }
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.run.plot {
         plot::check_writable(path)?;
     }
     let fresh = KeyList::numbered("nonmember-", queries)?;
@@ -294,7 +268,7 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.run.plot {
         plot::write_svg(path, &chart(&summaries, &points, fp, args))?;
     }
     if json {
@@ -312,7 +286,7 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
          {} fresh queries nonmember-j every ⌈g/4⌉ inserts, seed {}",
         args.passes,
         output::count(queries as u64),
-        args.seed
+        args.run.seed
     ));
     report.notes.push(
         "worst FP: the formula's rate just before a generation ends (every generation full); \
@@ -323,7 +297,7 @@ pub(crate) fn run(args: &SlidingArgs, json: bool) -> Result<(), CliError> {
          rate; false neg.: keys of the last W missing, summed over the points (always 0)"
             .to_owned(),
     );
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.run.plot {
         report.notes.push(format!("plot: {}", path.display()));
     }
     report.print(false)
@@ -419,11 +393,7 @@ fn chart(summaries: &[Summary], points: &[Point], fp: f64, args: &SlidingArgs) -
             range: 0.0..args.passes as f64,
             scale: Scale::Linear,
         },
-        y: Axis {
-            label: "false-positive rate (log scale)".to_owned(),
-            range: y,
-            scale: Scale::Log,
-        },
+        y: Axis::fp_rate(y),
         series,
         labels: Vec::new(),
     }

@@ -1,7 +1,7 @@
 //! Saving and loading: the filter in the binary format of
 //! `approxset_core::format`, and the checks a loaded filter passes.
 
-use approxset_core::format::{Reader, Words, Writer, tag};
+use approxset_core::format::{self, PageRead, Reader, Words, Writer, tag};
 use approxset_core::{Error, HashKey, Result};
 
 use crate::filter::CuckooFilter;
@@ -56,7 +56,35 @@ impl CuckooFilter {
 
     /// The filter an opened reader holds, every invariant checked.
     pub(crate) fn parse(r: Reader<'_>) -> Result<Self> {
-        let saved = Saved::read(r, |r, count| r.words(count, "slots"))?;
+        Self::from_saved(Saved::read(r, |r, count| r.words(count, "slots"))?)
+    }
+
+    /// [`from_bytes`](Self::from_bytes) of the file of `total` bytes that
+    /// `source` reads, filled straight into the table in bounded chunks (no
+    /// copy of the file is held), every byte checked before the filter is
+    /// returned.
+    ///
+    /// ```
+    /// # extern crate approxset_cuckoo as approxset;
+    /// use approxset::CuckooFilter;
+    /// let mut f = CuckooFilter::with_fp_rate(0.01).seed(1).expected_items(1000)?;
+    /// f.insert("alice")?;
+    /// let bytes = f.to_bytes()?;
+    /// assert_eq!(CuckooFilter::load_streamed(&bytes, bytes.len() as u64)?, f);
+    /// # Ok::<(), approxset_cuckoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes), and [`Error::Io`] from the
+    /// source.
+    pub fn load_streamed(source: &dyn PageRead, total: u64) -> Result<Self> {
+        format::load_streamed(source, total, tag::CUCKOO, |r, payload| {
+            Self::from_saved(Saved::read(r, |r, count| payload.words(r, count, "slots"))?)
+        })
+    }
+
+    /// The filter of checked saved fields, once its count is checked too.
+    fn from_saved(saved: Saved<Table<Vec<u64>>>) -> Result<Self> {
         saved.check_count()?;
         Ok(CuckooFilter {
             table: saved.table,

@@ -34,6 +34,7 @@ mod header;
 mod pages;
 mod reader;
 mod stream;
+mod streamed;
 mod words;
 mod writer;
 
@@ -44,6 +45,7 @@ pub use pages::{
 };
 pub use reader::Reader;
 pub use stream::{DEFAULT_READ_LIMIT, read_all, read_all_limited};
+pub use streamed::{CHUNK_LEN, HEAD_LEN, Payload, load_streamed};
 pub use words::{LeWords, Words};
 pub use writer::{Writer, write_streamed};
 

@@ -14,11 +14,11 @@ use crate::hash::HashKey;
 pub struct Reader<'a> {
     all: &'a [u8],
     /// The data bytes at hand: all of them, or page 0 of a paged reader.
-    body: &'a [u8],
+    pub(super) body: &'a [u8],
     /// The data's length (header, parameters, payload): `body.len()` but
     /// for a paged reader, whose payload stays in the pages.
     body_len: usize,
-    pos: usize,
+    pub(super) pos: usize,
     tag: u8,
     version: u16,
     key: HashKey,
@@ -128,7 +128,7 @@ impl<'a> Reader<'a> {
         Self::with_header(first, first, data_len, header)
     }
 
-    fn with_header(all: &'a [u8], body: &'a [u8], body_len: usize, header: Header) -> Result<Self> {
+    pub(super) fn with_header(all: &'a [u8], body: &'a [u8], body_len: usize, header: Header) -> Result<Self> {
         let function = header.check_tag_and_hash()?;
         let tag = header.tag();
         let stored = HashKey::from_le_bytes(all[16..32].try_into().expect("16 bytes"));
@@ -166,7 +166,7 @@ impl<'a> Reader<'a> {
         Self::open(bytes)?.expect_variant(expected)
     }
 
-    fn expect_variant(self, expected: u8) -> Result<Self> {
+    pub(super) fn expect_variant(self, expected: u8) -> Result<Self> {
         let reader = self;
         if reader.tag != expected {
             return Err(Error::WrongVariant {
