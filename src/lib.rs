@@ -108,6 +108,10 @@ pub use approxset_core::{
 
 pub use approxset_core::{Sharded, sharded};
 
+/// The mechanics the static filters (fuse, Ribbon) share: their keys,
+/// construction seeds and key-set deduplication.
+pub use approxset_core::static_filter;
+
 /// A [`CountingBloomFilter`] per shard: inserts, removes and lookups from
 /// many threads through `&self`, lookups reading atomic counters without a
 /// lock, writes locking one shard.

@@ -4,7 +4,8 @@
 //! their common view type and methods.
 //!
 //! ```
-//! use approxset_core::static_filter::{Seeds, StaticKeys, dedup};
+//! # extern crate approxset_core as approxset;
+//! use approxset::static_filter::{Seeds, StaticKeys, dedup};
 //!
 //! // Keys as their digests' first halves; repeats allowed.
 //! let keys = [3u64, 1, 3, 2];
@@ -14,7 +15,7 @@
 //! let seeds: Vec<u64> = Seeds::new(7, 2, 1).collect();
 //! assert_eq!(seeds.len(), 3);
 //! assert_eq!(seeds[..2], Seeds::new(7, 2, 0).collect::<Vec<_>>()[..]);
-//! # Ok::<(), approxset_core::Error>(())
+//! # Ok::<(), approxset::Error>(())
 //! ```
 
 use crate::format::{Reader, Writer};
