@@ -128,7 +128,12 @@ impl<'a> Reader<'a> {
         Self::with_header(first, first, data_len, header)
     }
 
-    pub(super) fn with_header(all: &'a [u8], body: &'a [u8], body_len: usize, header: Header) -> Result<Self> {
+    pub(super) fn with_header(
+        all: &'a [u8],
+        body: &'a [u8],
+        body_len: usize,
+        header: Header,
+    ) -> Result<Self> {
         let function = header.check_tag_and_hash()?;
         let tag = header.tag();
         let stored = HashKey::from_le_bytes(all[16..32].try_into().expect("16 bytes"));
