@@ -184,25 +184,6 @@ macro_rules! fuse_methods {
         pub fn variant(&self) -> &'static str {
             "fuse"
         }
-
-        /// The filter in the versioned binary format (see
-        /// `docs/format.md`): six parameters, then the fingerprints
-        /// little-endian, zero-padded to whole 8-byte words (a view writes
-        /// the bytes of the filter it reads, with a checksum of its own).
-        ///
-        /// # Errors
-        /// None: every filter serializes. The `Result` is the trait's
-        /// signature.
-        pub fn to_bytes(&self) -> approxset_core::Result<Vec<u8>> {
-            Ok(crate::persist::write(
-                self.key,
-                self.seed,
-                self.layout,
-                self.len,
-                self.fingerprint_bits(),
-                &self.cells.to_le(),
-            ))
-        }
     };
 }
 

@@ -37,6 +37,40 @@ impl<'a> BinaryFuseFilterView<'a> {
     approxset_core::static_view_methods!(view, BinaryFuseFilter, cells = |v| v.cells.to_cells());
 }
 
+/// `to_bytes` of the filter and of its view.
+macro_rules! to_bytes {
+    () => {
+        /// The filter in the versioned binary format (see
+        /// `docs/format.md`): six parameters, then the fingerprints
+        /// little-endian, zero-padded to whole 8-byte words (a view writes
+        /// the bytes of the filter it reads, with a checksum of its own).
+        ///
+        /// # Errors
+        /// None: every filter serializes. The `Result` is the trait's
+        /// signature.
+        pub fn to_bytes(&self) -> Result<Vec<u8>> {
+            let bits = self.fingerprint_bits();
+            let cells = self.cells.to_le();
+            Ok(write(
+                self.key,
+                self.seed,
+                self.layout,
+                self.len,
+                bits,
+                &cells,
+            ))
+        }
+    };
+}
+
+impl BinaryFuseFilter {
+    to_bytes!();
+}
+
+impl BinaryFuseFilterView<'_> {
+    to_bytes!();
+}
+
 /// The fields past the head, checked with the head's (width, reserved
 /// field, segments, array length, keys) and the fingerprints' bytes: the
 /// one home of the checks of loading and viewing.
@@ -74,14 +108,7 @@ fn read(head: SavedHead, mut r: Reader<'_>) -> Result<Saved<'_, Layout>> {
 
 /// The saved form of a filter of these fields and cells (`cells` its
 /// `bits`-bit fingerprints, little-endian).
-pub(crate) fn write(
-    key: HashKey,
-    seed: u64,
-    layout: Layout,
-    len: usize,
-    bits: u32,
-    cells: &[u8],
-) -> Vec<u8> {
+fn write(key: HashKey, seed: u64, layout: Layout, len: usize, bits: u32, cells: &[u8]) -> Vec<u8> {
     let mut w = SavedHead {
         key,
         fields: [bits, 0],

@@ -53,15 +53,10 @@ approxset_core::static_filter_view!(
     layout: Layout,
 );
 
-/// The solution's words as little-endian bytes.
-pub(crate) fn solution_le(words: &[u128]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
 /// The lookups and accessors of the filter and of its view, written once
 /// over their common fields (`solution`, `layout`, `seed`, `key`, `len`).
 macro_rules! ribbon_methods {
-    ($solution:ident => $read:expr, $bytes:expr) => {
+    ($solution:ident => $read:expr) => {
         approxset_core::key_methods!(contains);
 
         /// Whether a precomputed digest (see [`HashKey::digest`]) may be
@@ -146,34 +141,15 @@ macro_rules! ribbon_methods {
         pub fn variant(&self) -> &'static str {
             "ribbon"
         }
-
-        /// The filter in the versioned binary format (see
-        /// `docs/format.md`): five parameters, then the solution's 128-bit
-        /// words little-endian (a view writes the bytes of the filter it
-        /// reads, with a checksum of its own).
-        ///
-        /// # Errors
-        /// None: every filter serializes. The `Result` is the trait's
-        /// signature.
-        pub fn to_bytes(&self) -> approxset_core::Result<Vec<u8>> {
-            let $solution = &self.solution;
-            Ok(crate::persist::write(
-                self.key,
-                self.seed,
-                self.layout,
-                self.len,
-                $bytes,
-            ))
-        }
     };
 }
 
 impl RibbonFilter {
-    ribbon_methods!(s => &s[..], &solution_le(s));
+    ribbon_methods!(s => &s[..]);
 }
 
 impl RibbonFilterView<'_> {
-    ribbon_methods!(s => s, s.0);
+    ribbon_methods!(s => s);
 }
 
 /// The `Debug` of the filter and of its view, by name.

@@ -41,6 +41,38 @@ impl<'a> RibbonFilterView<'a> {
     approxset_core::static_view_methods!(view, RibbonFilter, solution = |v| v.solution.words(),);
 }
 
+/// `to_bytes` of the filter and of its view, over the solution's
+/// little-endian bytes (`$bytes`, from `$solution`, the `solution` field).
+macro_rules! to_bytes {
+    ($solution:ident => $bytes:expr) => {
+        /// The filter in the versioned binary format (see
+        /// `docs/format.md`): five parameters, then the solution's 128-bit
+        /// words little-endian (a view writes the bytes of the filter it
+        /// reads, with a checksum of its own).
+        ///
+        /// # Errors
+        /// None: every filter serializes. The `Result` is the trait's
+        /// signature.
+        pub fn to_bytes(&self) -> Result<Vec<u8>> {
+            let $solution = &self.solution;
+            Ok(write(self.key, self.seed, self.layout, self.len, $bytes))
+        }
+    };
+}
+
+impl RibbonFilter {
+    to_bytes!(s => &solution_le(s));
+}
+
+impl RibbonFilterView<'_> {
+    to_bytes!(s => s.0);
+}
+
+/// The solution's words as little-endian bytes.
+fn solution_le(words: &[u128]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
 /// The layout, keys and solution bytes past the head, every field checked
 /// against the others (for `from_bytes` and `view` alike).
 fn read(head: SavedHead, mut r: Reader<'_>) -> Result<Saved<'_, Layout>> {
@@ -72,13 +104,7 @@ fn read(head: SavedHead, mut r: Reader<'_>) -> Result<Saved<'_, Layout>> {
 
 /// The saved form of a filter of these fields and solution (`solution`
 /// its 128-bit words, little-endian).
-pub(crate) fn write(
-    key: HashKey,
-    seed: u64,
-    layout: Layout,
-    len: usize,
-    solution: &[u8],
-) -> Vec<u8> {
+fn write(key: HashKey, seed: u64, layout: Layout, len: usize, solution: &[u8]) -> Vec<u8> {
     let fields = [COEFFICIENT_BITS, layout.lower_columns()];
     let mut w =
         SavedHead { key, fields, seed }.writer(tag::RIBBON, FORMAT_VERSION, solution.len() + 40);
