@@ -2,7 +2,6 @@
 //! 2007): a chain of partitioned Bloom filters that grows with its content
 //! and keeps the compound false-positive rate under its target.
 
-use approxset_core::Key;
 use std::fmt;
 
 use approxset_core::sizing::{
@@ -416,16 +415,7 @@ impl ScalableBloomFilter {
         self.len = 0;
     }
 
-    /// Inserts every item of `iter`, stopping at the first error.
-    ///
-    /// # Errors
-    /// As [`insert`](Self::insert); the items before the failing one stay.
-    pub fn try_extend<T: Key, I: IntoIterator<Item = T>>(&mut self, iter: I) -> Result<()> {
-        for item in iter {
-            self.insert(&item)?;
-        }
-        Ok(())
-    }
+    approxset_core::key_methods!(try_extend);
 }
 
 impl fmt::Debug for ScalableBloomFilter {

@@ -46,6 +46,7 @@ mod key;
 mod macros;
 mod options;
 mod outcome;
+pub mod seqlock;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 pub mod sharded;

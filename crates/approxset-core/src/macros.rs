@@ -62,6 +62,25 @@ macro_rules! key_methods {
             $crate::ApproxSet::insert_digest_if_absent(self, self.hash_key().digest(item))
         }
     };
+    (try_extend) => {
+        /// Inserts every item of `iter`, in order, stopping at the first
+        /// error.
+        ///
+        /// # Errors
+        /// The first error of [`insert`](Self::insert). The items before
+        /// the failing one stay inserted; the failing one and the rest are
+        /// not.
+        pub fn try_extend<I>(&mut self, iter: I) -> $crate::Result<()>
+        where
+            I: IntoIterator,
+            I::Item: $crate::Key,
+        {
+            for item in iter {
+                self.insert(&item)?;
+            }
+            Ok(())
+        }
+    };
     (contains) => {
         /// Whether `item` may be present (`false`: certainly not).
         #[inline]

@@ -1,11 +1,10 @@
 //! The cuckoo filter: its type, its public operations, and the per-width
 //! hot paths of lookup, insertion and removal.
 
-use approxset_core::Key;
 use std::fmt;
 
 use approxset_core::format::Words;
-use approxset_core::{Count, Digest, Error, HashKey, Removal, Result, Value};
+use approxset_core::{Count, Digest, HashKey, Removal, Result, Value};
 
 use crate::bucket;
 use crate::kick::{Slots, Victim, Xorshift, copies_in, stash_holds};
@@ -115,7 +114,7 @@ pub(crate) use stats_methods;
 /// - **No false negatives**, under any sequence of calls: an item inserted
 ///   (with `Ok`) more times than it was removed is found.
 /// - **Bounded room**: [`insert`](Self::insert) returns
-///   [`Error::Full`] when there is no room, and then changes nothing; every
+///   [`Error::Full`](approxset_core::Error::Full) when there is no room, and then changes nothing; every
 ///   item stored before is still found.
 /// - **Multiset**: inserting an item twice stores two fingerprints, and one
 ///   [`remove`](Self::remove) takes away one of them.
@@ -129,7 +128,7 @@ pub(crate) use stats_methods;
 /// bucket, and so on, up to [`MAX_KICKS`](crate::MAX_KICKS) times. When the
 /// chain runs out of kicks, the fingerprint left over goes to a one-entry
 /// **victim stash**, as in the reference implementation: the insertion still succeeds and nothing is
-/// lost, but every later insertion fails with [`Error::Full`] until a
+/// lost, but every later insertion fails with [`Error::Full`](approxset_core::Error::Full) until a
 /// [`remove`](Self::remove) makes room and the victim moves back into the
 /// table. Filled with distinct items, a table of a million items reaches a
 /// load of about 96 % before that first failure, and a table sized for `n`
@@ -148,7 +147,7 @@ pub(crate) use stats_methods;
 /// # No `Extend`
 ///
 /// The filter does not implement [`Extend`]: an insert can fail with
-/// [`Error::Full`], which `Extend` cannot report. Use
+/// [`Error::Full`](approxset_core::Error::Full), which `Extend` cannot report. Use
 /// [`try_extend`](Self::try_extend), which returns the first error and keeps
 /// the items inserted before it.
 #[derive(Clone)]
@@ -182,8 +181,8 @@ impl CuckooFilter {
     /// have; either way one more copy is stored.
     ///
     /// # Errors
-    /// [`Error::TooManyCopies`] when the item's two buckets already hold
-    /// 2b = 8 copies of its fingerprint; [`Error::Full`] when the victim
+    /// [`Error::TooManyCopies`](approxset_core::Error::TooManyCopies) when the item's two buckets already hold
+    /// 2b = 8 copies of its fingerprint; [`Error::Full`](approxset_core::Error::Full) when the victim
     /// stash is taken (an earlier insertion ran out of kicks). The filter is
     /// then unchanged.
     #[inline]
@@ -211,29 +210,14 @@ impl CuckooFilter {
 
     /// An upper bound on the times a precomputed digest went in: the copies
     /// of its fingerprint in its two buckets and the stash (at most 8, the
-    /// most the filter stores; see [`Error::TooManyCopies`]). Other keys
+    /// most the filter stores; see [`Error::TooManyCopies`](approxset_core::Error::TooManyCopies)). Other keys
     /// with the same fingerprint and buckets add to it.
     #[inline]
     pub fn count_digest(&self, digest: Digest) -> Count {
         Count::AtMost(by_width!(self.copies_impl(digest)))
     }
 
-    /// Inserts every item of `iter`, stopping at the first error.
-    ///
-    /// # Errors
-    /// The first error of [`insert`](Self::insert) ([`Error::Full`]). The
-    /// items before the failing one stay inserted; the failing one and the
-    /// rest are not.
-    pub fn try_extend<I>(&mut self, iter: I) -> Result<(), Error>
-    where
-        I: IntoIterator,
-        I::Item: Key,
-    {
-        for item in iter {
-            self.insert(&item)?;
-        }
-        Ok(())
-    }
+    approxset_core::key_methods!(try_extend);
 
     stats_methods!();
 

@@ -20,27 +20,18 @@
 //! they leave the version alone, and lookups of other keys never retry on
 //! them.
 //!
-//! Memory orderings. Slot words and the stash are read and written with
-//! `Relaxed` operations, and the version orders them. Writer:
-//! `version = v + 1` (Relaxed), a `Release` fence, the moves (Relaxed
-//! stores), then `version = v + 2` with `Release`. Reader: `v1 =
-//! version` with `Acquire`, the slot loads, an `Acquire` fence, `v2 =
-//! version` (Relaxed); the answer stands when `v1 == v2` and `v1` is even.
-//! If a slot load saw a store of a move, the writer's release fence before
-//! that store synchronizes with the reader's acquire fence after it, so
-//! the odd version written before the fence is visible to the second
-//! read: `v2 != v1`. If the first read saw an even version written after
-//! moves (`Release`, read with `Acquire`), the slot loads see those moves'
-//! stores or later ones. So an answer that stands was read between two
-//! sections of moves, from slots where every fingerprint lies in one of
-//! its buckets or the stash. A key whose insert returned before the lookup
-//! began is among them (its stores happen before the lookup's loads, as
-//! in the counting filter's case), until a remove of it begins.
+//! The orderings are [`Version`]'s (its module's comment): an answer
+//! that stands was read between two sections of moves, from slots where
+//! every fingerprint lies in one of its buckets or the stash. A key whose
+//! insert returned before the lookup began is among them (its stores
+//! happen before the lookup's loads, as in the counting filter's case),
+//! until a remove of it begins.
 
-use std::sync::atomic::{AtomicU64, Ordering, fence};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use approxset_core::atomic::AtomicWords;
 use approxset_core::format::Words;
+use approxset_core::seqlock::Version;
 use approxset_core::sharded::ShardFilter;
 use approxset_core::{Count, Digest, HashKey, Removal, Result};
 
@@ -54,8 +45,8 @@ use crate::table::{SetWords, Table, Width, with_width};
 /// their lines on every insert.
 #[repr(align(128))]
 struct Guard {
-    /// Even: no moves under way; odd: a writer is moving fingerprints.
-    version: AtomicU64,
+    /// Odd while a writer moves fingerprints.
+    version: Version,
     /// The stashed fingerprint (0: none).
     stash_fp: AtomicU64,
     /// The stashed fingerprint's bucket.
@@ -129,13 +120,7 @@ impl SetWords for Writing<'_> {
     /// moves comes after the odd version (see the module's comment).
     #[inline(always)]
     fn begin_moves(&mut self) {
-        let guard = &self.shared.guard;
-        // Only the lock holder writes the version: a load and a store.
-        self.version = guard.version.load(Ordering::Relaxed);
-        guard
-            .version
-            .store(self.version.wrapping_add(1), Ordering::Relaxed);
-        fence(Ordering::Release);
+        self.version = self.shared.guard.version.begin();
     }
 
     /// The stash published, then the version made even with `Release`.
@@ -146,9 +131,7 @@ impl SetWords for Writing<'_> {
             .stash_bucket
             .store(stash_bucket as u64, Ordering::Relaxed);
         guard.stash_fp.store(stash_fp, Ordering::Relaxed);
-        guard
-            .version
-            .store(self.version.wrapping_add(2), Ordering::Release);
+        guard.version.end(self.version);
     }
 }
 
@@ -179,30 +162,9 @@ impl SharedCuckoo {
         done: impl Fn(T) -> bool,
     ) -> T {
         let table = self.table();
-        let mut spins = 0u32;
-        loop {
-            // The version is read before the slots on every try, so that a
-            // miss needs no second read of them when no move overlapped it.
-            let before = self.guard.version.load(Ordering::Acquire);
-            let answer = read(&table, self.victim());
-            if done(answer) {
-                return answer;
-            }
-            if before & 1 == 0 {
-                fence(Ordering::Acquire);
-                if self.guard.version.load(Ordering::Relaxed) == before {
-                    return answer;
-                }
-            }
-            // A writer is moving fingerprints: it holds the lock and will
-            // finish; give it the core if it was taken off one.
-            spins += 1;
-            if spins % 64 == 0 {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
+        self.guard
+            .version
+            .read(|| read(&table, self.victim()), done)
     }
 
     #[inline(always)]
@@ -268,7 +230,7 @@ impl ShardFilter for CuckooFilter {
         let (fp, bucket) = self.victim.map_or((0, 0), |v| (v.fp, v.bucket as u64));
         let shared = SharedCuckoo {
             guard: Guard {
-                version: AtomicU64::new(0),
+                version: Version::new(),
                 stash_fp: AtomicU64::new(fp),
                 stash_bucket: AtomicU64::new(bucket),
             },

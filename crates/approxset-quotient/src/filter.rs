@@ -3,7 +3,7 @@
 use std::fmt;
 
 use approxset_core::format::Words;
-use approxset_core::{BuildOptions, Count, Digest, Error, HashKey, Key, Removal, Result, Value};
+use approxset_core::{BuildOptions, Count, Digest, Error, HashKey, Removal, Result, Value};
 
 use crate::codec;
 use crate::sizing::{MIN_BITS, Plan, limit};
@@ -410,21 +410,7 @@ impl QuotientFilter {
         })
     }
 
-    /// Inserts every item of `iter`, stopping at the first error.
-    ///
-    /// # Errors
-    /// The first error of [`insert`](Self::insert); the items before it
-    /// stay inserted.
-    pub fn try_extend<I>(&mut self, iter: I) -> Result<()>
-    where
-        I: IntoIterator,
-        I::Item: Key,
-    {
-        for item in iter {
-            self.insert(&item)?;
-        }
-        Ok(())
-    }
+    approxset_core::key_methods!(try_extend);
 
     /// The tables the filter has grown to (1 until it first fills).
     pub fn tables(&self) -> usize {

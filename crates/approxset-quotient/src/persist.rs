@@ -32,20 +32,29 @@ impl QuotientFilter {
     /// The filter an opened reader holds, every invariant checked.
     pub(crate) fn parse(r: Reader<'_>) -> Result<Self> {
         let saved = Saved::read(r, |r, n, what| r.words(n, what))?;
-        Ok(QuotientFilter {
+        Ok(from_saved!(QuotientFilter { saved; max_bytes: None, scratch: Scratch::default() }))
+    }
+
+    approxset_core::stream_methods!();
+}
+
+/// `$ty` (the filter or its view) of the fields of `saved` (a [`Saved`])
+/// and the `extra` fields given.
+macro_rules! from_saved {
+    ($ty:ident { $saved:expr; $($extra:ident: $value:expr),* }) => {{
+        let saved = $saved;
+        $ty {
             tables: saved.tables,
             plan: saved.plan,
             key: saved.key,
             len: saved.len,
             capacity: saved.capacity,
             fp_rate: saved.fp_rate,
-            max_bytes: None,
-            scratch: Scratch::default(),
-        })
-    }
-
-    approxset_core::stream_methods!();
+            $($extra: $value),*
+        }
+    }};
 }
+pub(crate) use from_saved;
 
 /// A saved filter's fields over tables of storage `S`.
 pub(crate) struct Saved<S> {

@@ -15,12 +15,7 @@
 //! false positive). Reads of a torn table cannot panic: every position a
 //! read computes is bounded by the table's blocks.
 //!
-//! Memory orderings, as in the cuckoo shard: slot words are read and
-//! written with `Relaxed` operations, and the version orders them. Writer:
-//! `version = v + 1` (Relaxed), a `Release` fence, the stores, then
-//! `version = v + 2` with `Release`. Reader: `v1 = version` with
-//! `Acquire`, the loads, an `Acquire` fence, `v2 = version` (Relaxed); an
-//! absent answer stands when `v1 == v2` and `v1` is even.
+//! The memory orderings are [`Version`]'s (its module's comment).
 //!
 //! Growth: a shard's tables are published once each in a [`OnceLock`]
 //! (its `get` is an acquire load), newest last; a lookup reads every table
@@ -34,10 +29,10 @@
 //! about `exp(−0.105·L)`, below 10⁻²⁰ at the least reserve of 512 slots.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering, fence};
 
 use approxset_core::atomic::AtomicWords;
 use approxset_core::format::Words;
+use approxset_core::seqlock::Version;
 use approxset_core::sharded::ShardFilter;
 use approxset_core::{Count, Digest, Error, HashKey, Removal, Result};
 
@@ -61,8 +56,8 @@ fn reserve(home: usize) -> usize {
 /// update, and lookups read it.
 #[repr(align(128))]
 struct Guard {
-    /// Even: no write under way; odd: a writer is changing the tables.
-    version: AtomicU64,
+    /// Odd while a writer changes the tables.
+    version: Version,
 }
 
 /// The tables of a quotient filter's shard, which lookups read without a
@@ -172,26 +167,9 @@ impl SharedQuotient {
         digest: Digest,
         done: impl Fn(Option<(usize, u64)>) -> bool,
     ) -> Option<(usize, u64)> {
-        let mut spins = 0u32;
-        loop {
-            let before = self.guard.version.load(Ordering::Acquire);
-            let answer = find(self.published(), digest);
-            if done(answer) {
-                return answer;
-            }
-            fence(Ordering::Acquire);
-            if before & 1 == 0 && self.guard.version.load(Ordering::Relaxed) == before {
-                return answer;
-            }
-            // A writer is moving slots: it holds the lock and will finish;
-            // give it the core if it was taken off one.
-            spins += 1;
-            if spins % 64 == 0 {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
+        self.guard
+            .version
+            .read(|| find(self.published(), digest), done)
     }
 
     /// Table `i` as its writer changes it (the shard's lock held).
@@ -214,18 +192,11 @@ impl SharedQuotient {
     fn update(&self, local: &mut QuotientLocal, at: &Located, f: impl FnOnce(u64) -> u64) -> bool {
         let i = at.table;
         let mut t = self.writing(local, i);
-        // Only the lock holder writes the version: a load and a store.
-        let version = self.guard.version.load(Ordering::Relaxed);
-        self.guard
-            .version
-            .store(version.wrapping_add(1), Ordering::Relaxed);
-        fence(Ordering::Release);
+        let version = self.guard.version.begin();
         let done = t
             .update_at(at.q, at.rem, &at.place, &mut local.scratch, f)
             .is_some();
-        self.guard
-            .version
-            .store(version.wrapping_add(2), Ordering::Release);
+        self.guard.version.end(version);
         local.used[i] = t.used;
         local.entries[i] = t.entries;
         done
@@ -294,7 +265,7 @@ impl ShardFilter for QuotientFilter {
         };
         let shared = SharedQuotient {
             guard: Guard {
-                version: AtomicU64::new(0),
+                version: Version::new(),
             },
             tables,
             plan: self.plan,

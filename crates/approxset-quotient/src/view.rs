@@ -6,7 +6,7 @@ use approxset_core::{Count, Digest, HashKey, Result};
 
 use crate::QuotientFilter;
 use crate::filter::find;
-use crate::persist::Saved;
+use crate::persist::{Saved, from_saved};
 use crate::sizing::Plan;
 use crate::table::Table;
 
@@ -48,15 +48,7 @@ impl QuotientFilter {
     pub fn view(bytes: &[u8]) -> Result<QuotientFilterView<'_>> {
         let r = Reader::open_variant_unverified(bytes, tag::QUOTIENT)?;
         let saved = Saved::read(r, |r, n, what| r.le_words(n, what))?;
-        Ok(QuotientFilterView {
-            file: bytes,
-            tables: saved.tables,
-            plan: saved.plan,
-            key: saved.key,
-            len: saved.len,
-            capacity: saved.capacity,
-            fp_rate: saved.fp_rate,
-        })
+        Ok(from_saved!(QuotientFilterView { saved; file: bytes }))
     }
 
     /// [`view`](Self::view) with the checksum checked too.
