@@ -108,6 +108,10 @@ pub use approxset_core::{
 
 pub use approxset_core::{Sharded, sharded};
 
+/// The version counter that lets lookups of a shard read without a lock
+/// while its writer moves entries (the cuckoo and quotient shards).
+pub use approxset_core::seqlock;
+
 /// The mechanics the static filters (fuse, Ribbon) share: their keys,
 /// construction seeds and key-set deduplication.
 pub use approxset_core::static_filter;
