@@ -90,13 +90,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     pub(crate) fn add_digest(&mut self, digest: Digest) -> bool {
         let changed = match self.cells.block_insert(digest) {
             Some(changed) => changed,
-            None => {
-                let mut changed = false;
-                for pos in self.positions(digest) {
-                    changed |= self.cells.add(pos);
-                }
-                changed
-            }
+            None => self.cells.add_all(self.positions(digest)),
         };
         self.len = self.len.saturating_add(1);
         changed
