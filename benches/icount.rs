@@ -18,8 +18,11 @@
 //! digits) instead of random `u64`s (subtract `none str16` then). The
 //! key-free modes `read-array` and `split-sip-digest` run over digests
 //! computed before the count (subtract `digest-none`). Insert
-//! modes fill an empty atomic filter with 10⁵ keys; subtract `insert-none`
-//! and divide by 10⁵. The view modes (`classic-owned`, `classic-view`, …)
+//! modes fill an empty filter (atomic, or a plain one in `classic-insert`,
+//! `blocked-insert` and `fastbloom-insert`) with 10⁵ keys; subtract
+//! `insert-none` and divide by 10⁵. The batch modes (`classic-digests`,
+//! `classic-digest`, …) answer the non-members' digests batched and in a
+//! loop; subtract `batch-none` and divide by 10⁶. The view modes (`classic-owned`, `classic-view`, …)
 //! look up the non-members in each flat filter and in a view of its saved
 //! bytes; subtract `view-none` and divide by 10⁶. `cargo bench -p
 //! approxset-benches --bench icount` alone lists the modes.
@@ -89,6 +92,21 @@ const INSERTS: &[&str] = &[
     "atomic-insert",
     "fastbloom-atomic-insert",
     "atomic-insert-sip128",
+    "classic-insert",
+    "blocked-insert",
+    "fastbloom-insert",
+];
+/// The batched lookups of the non-members' digests, computed before the
+/// count, against their one-key loops ([`batch_lookups`]); subtract
+/// `batch-none` and divide by 10⁶: `classic-digests` and `blocked-digests`
+/// one `contains_digests` call per round, `classic-digest` and
+/// `blocked-digest` the loop of `contains_digest` over the same digests.
+const BATCHES: &[&str] = &[
+    "batch-none",
+    "classic-digest",
+    "classic-digests",
+    "blocked-digest",
+    "blocked-digests",
 ];
 /// Non-member lookups of each flat variant, owned and through a view of its
 /// saved bytes (one byte past an 8-byte boundary), in a function of their
@@ -303,8 +321,37 @@ fn view_lookups(op: usize, members: &[u64], others: &[u64]) {
     }
 }
 
+/// The mode `BATCHES[op]` over the non-members `others`.
+fn batch_lookups(op: usize, members: &[u64], others: &[u64]) {
+    let mut classic: BloomFilter = common::bloom(N, FP);
+    let mut blocked: BlockedBloomFilter = common::bloom(N, FP);
+    for k in members {
+        classic.insert(k).unwrap();
+        blocked.insert(k).unwrap();
+    }
+    let digests: Vec<_> = others
+        .iter()
+        .map(|k| classic.hash_key().digest(k))
+        .collect();
+    let mut out = Vec::with_capacity(N);
+    for _ in 0..ROUNDS {
+        match black_box(op) {
+            0 => drop(black_box(&digests)),
+            1 => out.extend(digests.iter().map(|&d| classic.contains_digest(d))),
+            2 => classic.contains_digests(&digests, &mut out),
+            3 => out.extend(digests.iter().map(|&d| blocked.contains_digest(d))),
+            _ => blocked.contains_digests(&digests, &mut out),
+        }
+        black_box(&out);
+        out.clear();
+    }
+}
+
 fn inserts(mode: usize) {
     let members = keys(1);
+    let mut classic: BloomFilter = common::bloom(N, FP);
+    let mut blocked: BlockedBloomFilter = common::bloom(N, FP);
+    let mut fast = common::fastbloom(N, FP);
     let ours = AtomicBloomFilter::with_fp_rate(FP)
         .seed(1)
         .expected_items(N)
@@ -322,7 +369,10 @@ fn inserts(mode: usize) {
             0 => drop(black_box(k)),
             1 => drop(black_box(ours.insert_shared(k))),
             2 => drop(black_box(peer.insert(k))),
-            _ => drop(black_box(ours_128.insert_shared(k))),
+            3 => drop(black_box(ours_128.insert_shared(k))),
+            4 => drop(black_box(classic.insert(k))),
+            5 => drop(black_box(blocked.insert(k))),
+            _ => drop(black_box(fast.insert(k))),
         }
     }
 }
@@ -346,13 +396,16 @@ fn main() {
         inserts(mode);
     } else if let Some(op) = find(VIEWS) {
         view_lookups(op, &keys(1), &keys(2));
+    } else if let Some(op) = find(BATCHES) {
+        batch_lookups(op, &keys(1), &keys(2));
     } else {
         println!(
-            "icount: give one mode (and `str16` for string keys) to count under cachegrind: {} {} {} {}",
+            "icount: give one mode (and `str16` for string keys) to count under cachegrind: {} {} {} {} {}",
             lookup_modes().join(" "),
             KEY_FREE.join(" "),
             INSERTS.join(" "),
-            VIEWS.join(" ")
+            VIEWS.join(" "),
+            BATCHES.join(" ")
         );
     }
 }

@@ -184,6 +184,33 @@ fn check_concrete<S: ApproxSet + ?Sized>(name: &str, f: &S, keys: &[u64]) {
     );
 }
 
+/// A Bloom filter of `bits` bits and `hashes` hashes holding the even
+/// keys below 2,000 (full enough that a batch meets false positives).
+fn with_hashes<L: Layout, C: Cells<L>>(bits: u64, hashes: u32) -> Bloom<L, C> {
+    let mut f = Bloom::with_num_bits(bits).seed(5).hashes(hashes).unwrap();
+    for k in (0..2_000u64).step_by(2) {
+        f.insert(&k).unwrap();
+    }
+    f
+}
+
+#[test]
+fn batches_answer_as_one_at_a_time_with_few_and_many_hashes() {
+    // Fewer hashes than the first pass's group of three, exactly three,
+    // and more: the batch's first pass repeats a probe or stops early.
+    let keys = queries(1_500);
+    for hashes in [1, 2, 3, 4, 11] {
+        let classic: BloomFilter = with_hashes(12_000, hashes);
+        let partitioned: PartitionedBloomFilter = with_hashes(12_000, hashes);
+        let counting: CountingBloomFilter = with_hashes(12_000, hashes);
+        let blocked: BlockedBloomFilter = with_hashes(12_288, hashes);
+        check_concrete(&format!("classic k={hashes}"), &classic, &keys);
+        check_concrete(&format!("partitioned k={hashes}"), &partitioned, &keys);
+        check_concrete(&format!("counting k={hashes}"), &counting, &keys);
+        check_concrete(&format!("blocked k={hashes}"), &blocked, &keys);
+    }
+}
+
 #[test]
 fn concrete_types_answer_as_one_at_a_time() {
     let keys = queries(3_000);

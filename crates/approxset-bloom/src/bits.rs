@@ -208,6 +208,28 @@ impl BitVec {
         was_clear
     }
 
+    /// Sets the bit at every one of `positions` (each `< len`), a key's `k`
+    /// bits in one pass: the count of ones is looked up and updated once,
+    /// not once a bit. Returns how many bits were clear before (a position
+    /// given twice counts once), so the bits and the count end as `set` on
+    /// each position would leave them.
+    #[inline]
+    pub(crate) fn set_all(&mut self, positions: impl Iterator<Item = u64>) -> u32 {
+        let words = &mut self.buf[self.offset..];
+        let mut new = 0;
+        for index in positions {
+            debug_assert!(index < self.len);
+            let word = &mut words[(index >> 6) as usize];
+            let mask = 1 << (index & 63);
+            new += u32::from(*word & mask == 0);
+            *word |= mask;
+        }
+        if let Some(ones) = self.ones.get_mut() {
+            *ones += u64::from(new);
+        }
+        new
+    }
+
     /// Sets the bits of `digest` by the layout's block operation
     /// ([`Layout::block_insert`]), keeping the count; whether any was
     /// clear, or `None` (nothing done) for a layout without one.
@@ -356,6 +378,30 @@ mod tests {
         b.clear();
         assert_eq!(b.count_ones(), 0);
         assert!(!b.get(129));
+    }
+
+    #[test]
+    fn set_all_is_set_on_each_position() {
+        let positions = [3, 64, 3, 129, 0, 64, 127];
+        for loaded in [false, true] {
+            let words = vec![1 << 3, 0, 0];
+            let (mut one, mut all) = if loaded {
+                let b = BitVec::from_words(words, 130).unwrap();
+                (b.clone(), b)
+            } else {
+                let mut b = BitVec::zeros(130, None).unwrap();
+                b.set(3);
+                (b.clone(), b)
+            };
+            let was_clear = positions.iter().filter(|&&i| one.set(i)).count();
+            // A repeated position counts once, as `set` reports it once.
+            assert_eq!(all.set_all(positions.into_iter()) as usize, was_clear);
+            assert_eq!(was_clear, 4);
+            assert!(all == one);
+            assert_eq!(all.count_ones(), 5);
+            assert_eq!(all.set_all(positions.into_iter()), 0);
+            assert_eq!(all.count_ones(), 5);
+        }
     }
 
     #[test]

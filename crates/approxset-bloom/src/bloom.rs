@@ -12,7 +12,7 @@ use approxset_core::{ApproxSet, BuildOptions, Digest, Error, HashKey, ProbeSchem
 use crate::bits::BitVec;
 use crate::cell_traits::{Cells, CellsRead, Combine};
 use crate::counters::Counters;
-use crate::layout::{BATCH_CHUNK, Classic, Layout, PROBE_GROUP, all_probes, first_probes};
+use crate::layout::{BATCH_CHUNK, Classic, Layout, PROBE_GROUP, all_probes};
 
 /// A Bloom filter with layout `L` over cells `C`: use the aliases
 /// [`BloomFilter`](crate::BloomFilter) (classic),
@@ -90,13 +90,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     pub(crate) fn add_digest(&mut self, digest: Digest) -> bool {
         let changed = match self.cells.block_insert(digest) {
             Some(changed) => changed,
-            None => {
-                let mut changed = false;
-                for pos in self.positions(digest) {
-                    changed |= self.cells.add(pos);
-                }
-                changed
-            }
+            None => self.cells.add_all(self.positions(digest)),
         };
         self.len = self.len.saturating_add(1);
         changed
@@ -184,34 +178,63 @@ impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
         out.clear();
         out.reserve(digests.len());
         for chunk in digests.chunks(BATCH_CHUNK) {
-            let start = out.len();
-            // Pass 0: ask for the lines of every key's first probes.
-            let lines = if L::ONE_LINE { 1 } else { PROBE_GROUP };
-            self.prefetch(chunk, lines);
             if L::BLOCK_TEST {
-                // One pass: a whole-block test has no branch on the bits
-                // (the split-block layout's whole loop on its AVX2 build).
+                // One pass after the prefetch: a whole-block test has no
+                // branch on the bits (the split-block layout's whole loop
+                // on its AVX2 build).
+                self.prefetch(chunk, 1);
                 if !self.cells.block_contains_all(chunk, out) {
                     out.extend(chunk.iter().map(|&digest| self.contains_digest(digest)));
                 }
                 continue;
             }
-            // Pass 1: the first group of probes of every key. Nothing
-            // branches on the bits read, so the loads of different keys
-            // are independent and their misses overlap.
-            out.extend(
-                chunk.iter().map(|&digest| {
-                    first_probes(self.positions(digest), |pos| self.cells.is_set(pos))
-                }),
-            );
-            // Pass 2: the keys whose first group was all set, in full
-            // (their first lines are cached now).
-            for (answer, &digest) in out[start..].iter_mut().zip(chunk) {
-                if *answer {
-                    *answer = self.contains_digest(digest);
-                }
+            // The probe scheme as a constant in each arm, so that neither
+            // copy of the passes branches on it for every probe.
+            match self.scheme {
+                ProbeScheme::Mixed => self.chunk_contains(chunk, ProbeScheme::Mixed, out),
+                scheme => self.chunk_contains(chunk, scheme, out),
             }
         }
+    }
+
+    /// [`contains_digests`](Self::contains_digests) of one chunk of at
+    /// most [`BATCH_CHUNK`] digests, for a layout without a whole-block
+    /// test, with probes placed by `scheme` (the filter's), appended to
+    /// `out`.
+    #[inline(always)]
+    fn chunk_contains(&self, chunk: &[Digest], scheme: ProbeScheme, out: &mut Vec<bool>) {
+        let (bits, hashes) = (self.cells.cell_count(), self.hashes);
+        let positions = |digest| L::positions(bits, hashes, scheme, digest);
+        // Pass 0: derive every key's first probes, kept for pass 1, and
+        // ask for their lines.
+        let lines = if L::ONE_LINE { 1 } else { PROBE_GROUP };
+        let mut groups = [[0; PROBE_GROUP]; BATCH_CHUNK];
+        for (group, &digest) in groups.iter_mut().zip(chunk) {
+            *group = L::first_group(bits, hashes, scheme, digest);
+            for &pos in &group[..lines] {
+                self.cells.prefetch(pos);
+            }
+        }
+        // Pass 1: the first group of probes of every key. Nothing branches
+        // on the bits read, so the loads of different keys are independent
+        // and their misses overlap. The answers go to the stack, where a
+        // store cannot alias the cells.
+        let mut answers = [false; BATCH_CHUNK];
+        for (answer, group) in answers.iter_mut().zip(&groups[..chunk.len()]) {
+            *answer = group
+                .iter()
+                .fold(true, |all, &pos| all & self.cells.is_set(pos));
+        }
+        // Pass 2: the rest of the probes of the keys whose first group was
+        // all set (their first lines are cached now).
+        for (answer, &digest) in answers.iter_mut().zip(chunk) {
+            if *answer {
+                *answer = all_probes(positions(digest).skip(PROBE_GROUP), |pos| {
+                    self.cells.is_set(pos)
+                });
+            }
+        }
+        out.extend_from_slice(&answers[..chunk.len()]);
     }
 
     /// Asks for the lines of the first `lines` positions of every digest (a

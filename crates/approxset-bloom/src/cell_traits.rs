@@ -100,6 +100,15 @@ pub trait Cells<L: Layout>: CellsRead<L> + Clone + PartialEq + 'static {
     /// Records an item at cell `index`; `true` when the cell was empty.
     #[doc(hidden)]
     fn add(&mut self, index: u64) -> bool;
+    /// Records an item at every one of `positions`, in order, as
+    /// [`add`](Self::add) on each would (counters count a position given
+    /// twice twice); `true` when any cell was empty. Bits override it to
+    /// set a key's bits in one pass.
+    #[doc(hidden)]
+    #[inline]
+    fn add_all(&mut self, positions: impl Iterator<Item = u64>) -> bool {
+        positions.fold(false, |changed, pos| self.add(pos) | changed)
+    }
     /// Records `digest` (whether a cell changed), when the layout sets a
     /// key's block at once on these cells ([`Layout::block_insert`]);
     /// `None`, with nothing done: set the positions one by one.

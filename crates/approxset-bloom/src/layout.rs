@@ -59,6 +59,33 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
         digest: Digest,
     ) -> impl Iterator<Item = u64>;
 
+    /// Whether the first `j` of a key's `hashes` positions are its
+    /// positions with `j` hashes (a position does not depend on `k`), so
+    /// that [`first_group`](Self::first_group) can take a constant count.
+    #[doc(hidden)]
+    const NESTED: bool = false;
+
+    /// The first [`PROBE_GROUP`] of the [`positions`](Self::positions), the
+    /// batched lookup's first pass; with fewer probes, the first repeated
+    /// (which tests the same bit again).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn first_group(
+        bits: u64,
+        hashes: u32,
+        scheme: ProbeScheme,
+        digest: Digest,
+    ) -> [u64; PROBE_GROUP] {
+        let group = PROBE_GROUP as u32;
+        if Self::NESTED && hashes >= group {
+            // A constant count: the compiler unrolls it, with no test of
+            // the count left at each position.
+            first_of(Self::positions(bits, group, scheme, digest))
+        } else {
+            first_of(Self::positions(bits, hashes, scheme, digest))
+        }
+    }
+
     /// Whether a key's positions all fall in one cache line, so that the
     /// batched operations prefetch one position per key.
     #[doc(hidden)]
@@ -175,6 +202,7 @@ layouts! {
 
 impl Layout for Classic {
     const NAME: &'static str = "classic";
+    const NESTED: bool = true;
     const TAG: u8 = approxset_core::format::tag::CLASSIC;
 
     fn params(items: usize, fp_rate: f64) -> Result<BloomParams> {
@@ -253,6 +281,7 @@ const SALTS: [u64; sizing::MAX_HASHES as usize] = {
 
 impl Layout for Blocked {
     const NAME: &'static str = "blocked";
+    const NESTED: bool = true;
     const TAG: u8 = approxset_core::format::tag::BLOCKED;
     const ONE_LINE: bool = true;
     const BLOCK_BYTES: usize = (sizing::BLOCK_BITS / 8) as usize;
@@ -403,16 +432,16 @@ pub(crate) fn all_probes(
 /// read (32 measured better than 16, 64 and 128 at 10⁷ keys).
 pub(crate) const BATCH_CHUNK: usize = 32;
 
-/// Whether `test` holds at the first [`PROBE_GROUP`] positions, read with
-/// no branch on what they hold (the batched lookup's first pass).
+/// The first [`PROBE_GROUP`] of `positions` (at least one), the first
+/// repeated where there are fewer.
 #[inline(always)]
-pub(crate) fn first_probes(
-    positions: impl Iterator<Item = u64>,
-    test: impl Fn(u64) -> bool,
-) -> bool {
-    positions
-        .take(PROBE_GROUP)
-        .fold(true, |all, pos| all & test(pos))
+fn first_of(mut positions: impl Iterator<Item = u64>) -> [u64; PROBE_GROUP] {
+    let first = positions.next().unwrap_or(0);
+    let mut group = [first; PROBE_GROUP];
+    for (slot, pos) in group[1..].iter_mut().zip(positions) {
+        *slot = pos;
+    }
+    group
 }
 
 #[cfg(test)]

@@ -68,6 +68,10 @@ impl<L: Layout> Cells<L> for BitVec {
     fn add(&mut self, index: u64) -> bool {
         self.set(index)
     }
+    #[inline]
+    fn add_all(&mut self, positions: impl Iterator<Item = u64>) -> bool {
+        self.set_all(positions) > 0
+    }
     #[inline(always)]
     fn block_insert(&mut self, digest: Digest) -> Option<bool> {
         self.insert_block::<L>(digest)
