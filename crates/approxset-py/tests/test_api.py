@@ -112,6 +112,33 @@ def test_options_are_checked():
     assert approxset.Filter("classic", 10, key=g.key).key == g.key
 
 
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: approxset.Filter("classic", 10, sed=1), r"unexpected keyword argument 'sed'"),
+        (lambda: approxset.Filter("classic", 10, fp_rate=0.1), r"unexpected keyword argument 'fp_rate'"),
+        (
+            lambda: approxset.Filter.from_keys("fuse", ["a"], capacity=3),
+            r"from_keys\(\) got an unexpected keyword argument 'capacity'",
+        ),
+        (lambda: approxset.Filter("classic", 10, 0.01, 5), "positional"),
+        (lambda: approxset.Filter("classic", 10, key="0123456789abcdef"), "^key must be bytes, not str"),
+        (lambda: approxset.Filter.from_keys("blocked", ["a"], hash=3), "^hash must be a str, not int"),
+    ],
+)
+def test_unknown_or_mistyped_options_are_type_errors_naming_them(call, match):
+    with pytest.raises(TypeError, match=match) as e:
+        call()
+    assert not isinstance(e.value, approxset.Error)
+
+
+def test_options_given_as_none_are_the_defaults():
+    f = approxset.Filter("classic", 10, None, seed=None, key=None, hash=None, max_bytes=None)
+    assert f.fp == 0.01 and f.hash == "siphash64"
+    g = approxset.Filter.from_keys("fuse", ["a"], seed=4, key=None, hash=None, max_bytes=None)
+    assert g == approxset.Filter.from_keys("fuse", ["a"], seed=4)
+
+
 def test_the_static_variant_takes_no_adds():
     f = approxset.Filter.from_keys("fuse", ["a", "b"], 0.01, seed=1)
     assert "a" in f and "b" in f
