@@ -60,6 +60,30 @@ def test_one_key_one_encoding():
     assert 1 in f, "a bool is the int it equals"
 
 
+@pytest.mark.parametrize("hash_name", ["siphash64", "siphash", "xxh3"])
+def test_an_int_is_the_key_of_its_8_bytes_on_every_path(hash_name):
+    # An exact int takes a path of its own in add and in (keys.rs,
+    # digest_of); it must hash the bytes every other path hashes.
+    ints = [0, 1, 258, -2, -(2**63), 2**63 - 1, 2**63, 2**64 - 2, 12345678901234]
+    as_bytes = [k.to_bytes(8, "little", signed=k < 0) for k in ints]
+    by_int, by_bytes, by_batch = (
+        approxset.Filter("classic", 100, seed=5, hash=hash_name) for _ in range(3)
+    )
+    for k, b in zip(ints, as_bytes):
+        by_int.add(k)
+        by_bytes.add(b)
+    by_batch.add_many(ints)
+    assert by_int == by_bytes, "add(int) sets the bits of add(its 8 bytes)"
+    assert by_int == by_batch, "add(int) sets the bits of add_many([int])"
+    assert all(k in by_bytes for k in ints)
+    assert all(b in by_int for b in as_bytes)
+    # -2 and 2**64 - 2, -2**63 and 2**63 are one key each: counted twice.
+    c = approxset.Filter("counting", 100, seed=5, hash=hash_name)
+    for k in ints:
+        c.add(k)
+    assert [c.count(b) for b in as_bytes] == [as_bytes.count(b) for b in as_bytes]
+
+
 def test_bad_keys_are_clear_errors():
     f = approxset.Filter("classic", 100, seed=3)
     for key in (2**64, -(2**63) - 1, 10**30):
