@@ -217,12 +217,12 @@ impl Filter {
     )]
     fn from_keys(
         _cls: &Bound<'_, PyType>,
-        py: Python<'_>,
         variant: &str,
         keys: &Bound<'_, PyAny>,
         fp: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        let py = keys.py();
         let recipe = Recipe::parse(py, "Filter.from_keys", variant, fp, options)?;
         let mut source = Source::new(keys)?;
         Filter::new(recipe.build_from(py, &mut source)?)
