@@ -118,7 +118,7 @@ fn shown(obj: &Bound<'_, PyAny>) -> String {
 }
 
 /// The name of the value's type.
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map(|n| n.to_string())

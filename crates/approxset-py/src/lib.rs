@@ -8,12 +8,14 @@
 //! of keys is gathered first), so a generator that looks into the filter
 //! it feeds cannot deadlock. Batches read their keys a chunk at a time
 //! (`source.rs`, `chunk.rs`, `batches.rs`), so that their extra memory is
-//! bounded whatever the input's size.
+//! bounded whatever the input's size. The constructors' arguments and
+//! the builds they drive are in `construct.rs`.
 
 mod args;
 mod arrays;
 mod batches;
 mod chunk;
+mod construct;
 mod errors;
 mod keys;
 mod source;
@@ -24,19 +26,15 @@ use std::path::PathBuf;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use approxset::format::DEFAULT_READ_LIMIT;
-use approxset::{
-    ApproxSet, BuildOptions, Deletable, HashFunction, HashKey, Membership, Removal, Value, Variant,
-};
+use approxset::{ApproxSet, Deletable, HashKey, Removal, Value, Variant};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyTuple, PyType};
 
+use crate::construct::{Boxed, Recipe};
 use crate::errors::{IntoPy, Kind};
 use crate::keys::digest_of;
 use crate::source::Source;
-
-/// The boxed filter every `Filter` holds.
-type Boxed = Box<dyn Membership + Send + Sync>;
 
 /// An approximate-membership filter: a set that answers ``key in f`` with
 /// no false negatives and a small, chosen rate of false positives.
@@ -158,66 +156,6 @@ impl Filter {
     }
 }
 
-/// A variant by name (any ASCII case, or an alias such as ``bloom``).
-fn parse_variant(py: Python<'_>, name: &str) -> PyResult<Variant> {
-    name.parse::<Variant>()
-        .map_err(|e| Kind::Parameter.err(py, e.to_string()))
-}
-
-/// The build options of the Python arguments `seed`, `key`, `hash` and
-/// `max_bytes`.
-fn options(
-    py: Python<'_>,
-    seed: Option<u64>,
-    key: Option<&[u8]>,
-    hash: Option<&str>,
-    max_bytes: Option<usize>,
-) -> PyResult<BuildOptions> {
-    let mut b = BuildOptions::new();
-    match (seed, key) {
-        (Some(_), Some(_)) => {
-            return Err(Kind::Parameter.err(py, "give seed or key, not both"));
-        }
-        (Some(seed), None) => b = b.seed(seed),
-        (None, Some(key)) => {
-            let bytes: [u8; 16] = key.try_into().map_err(|_| {
-                Kind::Parameter.err(
-                    py,
-                    format!("invalid key: a hash key is 16 bytes, not {}", key.len()),
-                )
-            })?;
-            b = b.hash_key(HashKey::from_le_bytes(bytes));
-        }
-        (None, None) => {}
-    }
-    if let Some(hash) = hash {
-        let function: HashFunction =
-            hash.parse()
-                .map_err(|e: approxset::hash::ParseHashFunctionError| {
-                    Kind::Parameter.err(py, e.to_string())
-                })?;
-        b = b.hash(function);
-    }
-    if let Some(max) = max_bytes {
-        b = b.max_bytes(max);
-    }
-    Ok(b)
-}
-
-/// The builder of `variant` with the Python options.
-fn builder(
-    py: Python<'_>,
-    variant: Variant,
-    seed: Option<u64>,
-    key: Option<&[u8]>,
-    hash: Option<&str>,
-    max_bytes: Option<usize>,
-) -> PyResult<approxset::VariantBuilder> {
-    Ok(variant
-        .builder()
-        .options(options(py, seed, key, hash, max_bytes)?))
-}
-
 /// The bytes of a `bytes`, `bytearray` or `memoryview` argument.
 fn buffer_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(b) = data.cast::<PyBytes>() {
@@ -249,31 +187,19 @@ impl Filter {
     /// An empty filter (see the class documentation).
     #[new]
     #[pyo3(
-        signature = (variant, capacity, fp = None, *, seed = None, key = None, hash = None, max_bytes = None),
+        signature = (variant, capacity, fp = None, **options),
         text_signature = "(variant, capacity, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)"
     )]
-    #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         variant: &str,
         capacity: &Bound<'_, PyAny>,
         fp: Option<&Bound<'_, PyAny>>,
-        seed: Option<&Bound<'_, PyAny>>,
-        key: Option<Vec<u8>>,
-        hash: Option<&str>,
-        max_bytes: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        let recipe = Recipe::parse(py, "Filter", variant, fp, options)?;
         let capacity = args::size(py, capacity, "capacity")?;
-        let fp = args::opt_rate(py, fp, "fp")?;
-        let seed = args::opt_u64(py, seed, "seed")?;
-        let max_bytes = args::opt_size(py, max_bytes, "max_bytes")?;
-        let variant = parse_variant(py, variant)?;
-        let b = builder(py, variant, seed, key.as_deref(), hash, max_bytes)?;
-        let set = py
-            .detach(|| b.build(capacity, fp))
-            .py_items(py, "capacity")?;
-        let boxed: Boxed = set;
-        Filter::new(boxed)
+        Filter::new(recipe.build(py, capacity)?)
     }
 
     /// Filter.from_keys(variant, keys, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)
@@ -286,57 +212,20 @@ impl Filter {
     /// iterator of unknown length) keeps 16 bytes a key until it is built.
     #[classmethod]
     #[pyo3(
-        signature = (variant, keys, fp = None, *, seed = None, key = None, hash = None, max_bytes = None),
+        signature = (variant, keys, fp = None, **options),
         text_signature = "(cls, variant, keys, fp=0.01, *, seed=None, key=None, hash=None, max_bytes=None)"
     )]
-    #[allow(clippy::too_many_arguments)]
     fn from_keys(
         _cls: &Bound<'_, PyType>,
-        py: Python<'_>,
         variant: &str,
         keys: &Bound<'_, PyAny>,
         fp: Option<&Bound<'_, PyAny>>,
-        seed: Option<&Bound<'_, PyAny>>,
-        key: Option<Vec<u8>>,
-        hash: Option<&str>,
-        max_bytes: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let fp = args::opt_rate(py, fp, "fp")?;
-        let seed = args::opt_u64(py, seed, "seed")?;
-        let max_bytes = args::opt_size(py, max_bytes, "max_bytes")?;
-        let variant = parse_variant(py, variant)?;
-        let options = options(py, seed, key.as_deref(), hash, max_bytes)?;
-        // The key is fixed first, so that keys can be hashed as they are
-        // read.
-        let hash_key = options.key_or_random();
-        let options = options.hash_key(hash_key);
+        let py = keys.py();
+        let recipe = Recipe::parse(py, "Filter.from_keys", variant, fp, options)?;
         let mut source = Source::new(keys)?;
-        if variant.is_static() {
-            let b = variant.builder().options(options);
-            // Bad options fail before any key is read.
-            b.build_from_digests(&[], fp).py(py)?;
-            let digests = batches::digests_all(py, &mut source, hash_key)?;
-            let built = py.detach(|| b.build_from_digests(&digests, fp)).py(py)?;
-            drop(digests);
-            return Filter::new(built);
-        }
-        // As `VariantBuilder::build_from`: sized for the number of keys
-        // (repeats included, at least 1), then filled in order.
-        let b = variant.builder().options(options);
-        let (n, digests) = match source.len() {
-            Some(n) => (n, None),
-            None => {
-                let digests = batches::digests_all(py, &mut source, hash_key)?;
-                (digests.len(), Some(digests))
-            }
-        };
-        let mut set = py.detach(|| b.build(n.max(1), fp)).py(py)?;
-        match digests {
-            Some(digests) => py.detach(|| set.insert_digests(&digests)).py(py)?,
-            None => batches::insert_all(py, &mut source, hash_key, |d| set.insert_digests(d))?,
-        }
-        let boxed: Boxed = set;
-        Filter::new(boxed)
+        Filter::new(recipe.build_from(py, &mut source)?)
     }
 
     /// Filter.from_bytes(data)

@@ -10,8 +10,9 @@ use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::args;
+use crate::construct::{build_options, parse_variant};
 use crate::errors::IntoPy;
-use crate::{args, builder, parse_variant};
 
 /// Whether filters of `variant` union, found by trying it on two small
 /// filters with one seed (so it follows the library as variants change).
@@ -214,7 +215,9 @@ pub(crate) fn compare<'py>(
         others.extend((0..queries).map(|_| splitmix64(&mut state)));
     });
     for v in chosen {
-        let b = builder(py, v, Some(seed), None, hash, None)?;
+        let b = v
+            .builder()
+            .options(build_options(py, Some(seed), None, hash, None)?);
         let row = py.detach(|| measure(&b, v, fp, &members, &others));
         let d = PyDict::new(py);
         d.set_item("variant", v.name())?;

@@ -60,6 +60,30 @@ def test_one_key_one_encoding():
     assert 1 in f, "a bool is the int it equals"
 
 
+@pytest.mark.parametrize("hash_name", ["siphash64", "siphash", "xxh3"])
+def test_an_int_is_the_key_of_its_8_bytes_on_every_path(hash_name):
+    # An exact int takes a path of its own in add and in (keys.rs,
+    # digest_of); it must hash the bytes every other path hashes.
+    ints = [0, 1, 258, -2, -(2**63), 2**63 - 1, 2**63, 2**64 - 2, 12345678901234]
+    as_bytes = [k.to_bytes(8, "little", signed=k < 0) for k in ints]
+    by_int, by_bytes, by_batch = (
+        approxset.Filter("classic", 100, seed=5, hash=hash_name) for _ in range(3)
+    )
+    for k, b in zip(ints, as_bytes):
+        by_int.add(k)
+        by_bytes.add(b)
+    by_batch.add_many(ints)
+    assert by_int == by_bytes, "add(int) sets the bits of add(its 8 bytes)"
+    assert by_int == by_batch, "add(int) sets the bits of add_many([int])"
+    assert all(k in by_bytes for k in ints)
+    assert all(b in by_int for b in as_bytes)
+    # -2 and 2**64 - 2, -2**63 and 2**63 are one key each: counted twice.
+    c = approxset.Filter("counting", 100, seed=5, hash=hash_name)
+    for k in ints:
+        c.add(k)
+    assert [c.count(b) for b in as_bytes] == [as_bytes.count(b) for b in as_bytes]
+
+
 def test_bad_keys_are_clear_errors():
     f = approxset.Filter("classic", 100, seed=3)
     for key in (2**64, -(2**63) - 1, 10**30):
@@ -110,6 +134,33 @@ def test_options_are_checked():
     assert f.key == bytes(range(16)) and f.hash == "xxh3"
     g = approxset.Filter("classic", 10, seed=9)
     assert approxset.Filter("classic", 10, key=g.key).key == g.key
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: approxset.Filter("classic", 10, sed=1), r"unexpected keyword argument 'sed'"),
+        (lambda: approxset.Filter("classic", 10, fp_rate=0.1), r"unexpected keyword argument 'fp_rate'"),
+        (
+            lambda: approxset.Filter.from_keys("fuse", ["a"], capacity=3),
+            r"from_keys\(\) got an unexpected keyword argument 'capacity'",
+        ),
+        (lambda: approxset.Filter("classic", 10, 0.01, 5), "positional"),
+        (lambda: approxset.Filter("classic", 10, key="0123456789abcdef"), "^key must be bytes, not str"),
+        (lambda: approxset.Filter.from_keys("blocked", ["a"], hash=3), "^hash must be a str, not int"),
+    ],
+)
+def test_unknown_or_mistyped_options_are_type_errors_naming_them(call, match):
+    with pytest.raises(TypeError, match=match) as e:
+        call()
+    assert not isinstance(e.value, approxset.Error)
+
+
+def test_options_given_as_none_are_the_defaults():
+    f = approxset.Filter("classic", 10, None, seed=None, key=None, hash=None, max_bytes=None)
+    assert f.fp == 0.01 and f.hash == "siphash64"
+    g = approxset.Filter.from_keys("fuse", ["a"], seed=4, key=None, hash=None, max_bytes=None)
+    assert g == approxset.Filter.from_keys("fuse", ["a"], seed=4)
 
 
 def test_the_static_variant_takes_no_adds():
