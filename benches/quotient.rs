@@ -18,7 +18,8 @@
 //! For instruction counts (a noisy machine), `APPROXSET_ICOUNT=MODE` runs
 //! one operation over 10⁵ keys once, without criterion, to be counted
 //! under `valgrind --tool=cachegrind --cache-sim=no`: modes
-//! `{quotient,qfilter}-{fill,hit,miss,remove}`; subtract `-fill` from the
+//! `{quotient,qfilter}-{fill,hit,miss,remove,churn}` (`churn`: remove
+//! then re-insert each key, the filter full throughout); subtract `-fill` from the
 //! others (they fill first) and divide by 10⁵.
 
 #[allow(dead_code)] // the Bloom filter builders are not used here
@@ -90,6 +91,14 @@ fn icount_op<S: Subject>(mut f: S, op: &str, keys: &Keys) {
         "miss" => keys.others.iter().filter(|k| f.has(k)).count(),
         "remove" => {
             keys.members.iter().for_each(|k| f.del(k));
+            0
+        }
+        // What the `remove+reinsert` rows time: the filter stays full.
+        "churn" => {
+            keys.members.iter().for_each(|k| {
+                f.del(k);
+                f.put(k);
+            });
             0
         }
         _ => panic!("unknown operation {op}"),

@@ -70,6 +70,37 @@ pub(crate) fn select_or_count(w: u64, k: u32) -> Result<u32, u32> {
     Ok(8 * byte + u32::from(SELECT_IN_BYTE[b][(k - before) as usize]))
 }
 
+/// `NIBBLE[o | r << 4]`: over four slots whose occupied bits are `o` and
+/// run-end bits `r`, where the count of pending runs goes (each slot adds
+/// its occupied bit, then takes its run-end bit): the lowest it is at the
+/// start of a slot, relative to the first, and its change over all four.
+static NIBBLE: [(i8, i8); 256] = {
+    let mut t = [(0i8, 0i8); 256];
+    let mut idx = 0;
+    while idx < 256 {
+        let (mut at, mut low, mut i) = (0i8, 0i8, 0);
+        while i < 4 {
+            if at < low {
+                low = at;
+            }
+            at += (idx >> i & 1) as i8 - (idx >> (4 + i) & 1) as i8;
+            i += 1;
+        }
+        t[idx] = (low, at);
+        idx += 1;
+    }
+    t
+};
+
+/// The lowest relative count of pending runs at the start of the four
+/// slots whose occupied bits are the low four of `occ` and run-end bits
+/// the low four of `ends`, and its change over them (see [`NIBBLE`]).
+#[inline(always)]
+pub(crate) fn nibble_step(occ: u64, ends: u64) -> (i64, i64) {
+    let (low, sum) = NIBBLE[((occ & 15) | (ends & 15) << 4) as usize];
+    (i64::from(low), i64::from(sum))
+}
+
 /// Write access to a table's words: a `Vec<u64>` (an owned filter) or a
 /// shard's atomic words (through its writer).
 pub(crate) trait Store: Words {

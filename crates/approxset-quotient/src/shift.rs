@@ -190,7 +190,10 @@ impl<S: Store> Table<S> {
     /// changed) when the table's storage cannot grow to hold it.
     pub(crate) fn insert_slot(&mut self, q: usize, place: &Place, value: u64) -> bool {
         let p = place.at;
-        let free = self.first_unused(p);
+        // Runs of quotients up to `q` end before `place.end`; those of the
+        // occupied quotients after `q` and before it are pending there.
+        let pending = self.occupied_count(q + 1, place.end);
+        let free = self.settle(place.end, pending, true);
         if !self.ensure_slots(free + 1) {
             return false;
         }
@@ -218,15 +221,8 @@ impl<S: Store> Table<S> {
     /// after a free slot.
     pub(crate) fn remove_slot(&mut self, q: usize, place: &Place) {
         let p = place.at;
-        let mut stop = place.end;
-        let mut next = q + 1;
-        while let Some(nq) = self.next_occupied(next) {
-            if nq >= stop {
-                break;
-            }
-            stop = self.next_runend(stop) + 1;
-            next = nq + 1;
-        }
+        let pending = self.occupied_count(q + 1, place.end);
+        let stop = self.settle(place.end, pending, false);
         self.shift_down(p, stop);
         if place.end - place.start == 1 {
             self.set_occupied(q, false);

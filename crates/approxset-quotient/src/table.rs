@@ -14,7 +14,7 @@
 
 use approxset_core::format::Words;
 
-use crate::bits::{mask, select_or_count};
+use crate::bits::{mask, nibble_step, select_or_count};
 use crate::codec;
 
 /// An offset this large is stored as this, and computed when read.
@@ -123,14 +123,21 @@ impl<S: Words> Table<S> {
 
     /// The offset of block `b`: slots from its first on covered by runs of
     /// quotients before it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn offset(&self, b: usize) -> usize {
         let o = self.stored_offset(b);
         if o < SATURATED {
             return o as usize;
         }
-        // A cluster of 65,535 slots or more: walk back to a block whose
-        // offset is stored, then forward (never on a table of random keys).
+        self.saturated_offset(b)
+    }
+
+    /// The offset of a block whose stored offset is saturated: in a
+    /// cluster of 65,535 slots or more, never on a table of random keys.
+    #[cold]
+    #[inline(never)]
+    fn saturated_offset(&self, b: usize) -> usize {
+        // Walk back to a block whose offset is stored, then forward.
         let mut from = b;
         while from > 0 && self.stored_offset(from) >= SATURATED {
             from -= 1;
@@ -150,7 +157,7 @@ impl<S: Words> Table<S> {
         self.covered_with(x, self.offset(x / 64))
     }
 
-    #[inline]
+    #[inline(always)]
     fn covered_with(&self, x: usize, offset: usize) -> usize {
         let b = x / 64;
         let s = b * 64;
@@ -160,37 +167,92 @@ impl<S: Words> Table<S> {
         if d == 0 {
             return from;
         }
-        // The d-th run end at or after `from`.
-        let mut d = d;
-        let mut blk = from / 64;
+        self.nth_runend(from, d as usize)
+            .map_or(self.slots(), |p| p + 1)
+    }
+
+    /// The `d`-th (from 1) run end at or after slot `x`, if the table has
+    /// that many.
+    #[inline]
+    pub(crate) fn nth_runend(&self, x: usize, mut d: usize) -> Option<usize> {
+        let mut blk = x / 64;
         if blk >= self.blocks {
-            return self.slots();
+            return None;
         }
-        let mut w = self.runends(blk) & (u64::MAX << (from % 64));
+        let mut w = self.runends(blk) & (u64::MAX << (x % 64));
         loop {
-            match select_or_count(w, d) {
-                Ok(p) => return blk * 64 + p as usize + 1,
-                Err(n) => d -= n,
+            // (A word has at most 64 set bits, so 65 stands for any more.)
+            match select_or_count(w, d.min(65) as u32) {
+                Ok(p) => return Some(blk * 64 + p as usize),
+                Err(n) => d -= n as usize,
             }
             blk += 1;
             if blk >= self.blocks {
-                return self.slots();
+                return None;
             }
             w = self.runends(blk);
         }
     }
 
-    /// The first slot at or after `x` that no run holds (`slots()` when
-    /// the runs fill the table to its end).
-    pub(crate) fn first_unused(&self, mut x: usize) -> usize {
-        while x < self.slots() {
-            let e = self.covered_to(x);
-            if e <= x {
-                return x;
-            }
-            x = e;
+    /// The occupied quotients in `[a, b)` (`b ≤ slots()`).
+    #[inline]
+    pub(crate) fn occupied_count(&self, a: usize, b: usize) -> usize {
+        if a >= b {
+            return 0;
         }
-        x
+        let (mut blk, last) = (a / 64, (b - 1) / 64);
+        let mut w = self.occupieds(blk) & (u64::MAX << (a % 64));
+        let mut n = 0;
+        while blk < last {
+            n += w.count_ones() as usize;
+            blk += 1;
+            w = self.occupieds(blk);
+        }
+        n + (w & (u64::MAX >> (63 - (b - 1) % 64))).count_ones() as usize
+    }
+
+    /// The first slot at or after `y` that no run of an earlier quotient
+    /// holds, given the `k` runs of earlier quotients that hold `y` on
+    /// (not ended before it); with `unused`, the first such slot that its
+    /// own quotient's run does not start at either: the first unused slot.
+    /// `slots()` when the runs reach the table's end.
+    ///
+    /// The runs pending at slot `x + 1` are those pending at `x`, plus one
+    /// when quotient `x` is occupied, less one when slot `x` ends a run; so
+    /// the search walks that balance over the occupieds and run-end words
+    /// four slots at a time ([`nibble_step`]), slot by slot only in the
+    /// four slots where it can reach zero.
+    pub(crate) fn settle(&self, y: usize, k: usize, unused: bool) -> usize {
+        let mut pending = k as i64;
+        let mut x = y;
+        while x < self.slots() {
+            let blk = x / 64;
+            let (occ, ends) = (self.occupieds(blk), self.runends(blk));
+            let mut i = x % 64;
+            if i == 0 && pending > 64 {
+                pending += i64::from(occ.count_ones()) - i64::from(ends.count_ones());
+                x += 64;
+                continue;
+            }
+            while i < 64 {
+                if i % 4 == 0 {
+                    let (low, sum) = nibble_step(occ >> i, ends >> i);
+                    if pending + low > 0 {
+                        pending += sum;
+                        i += 4;
+                        continue;
+                    }
+                }
+                let (o, e) = ((occ >> i) & 1, (ends >> i) & 1);
+                if pending == 0 && (!unused || o == 0) {
+                    return blk * 64 + i;
+                }
+                pending += o as i64 - e as i64;
+                i += 1;
+            }
+            x = (blk + 1) * 64;
+        }
+        self.slots()
     }
 
     /// The last run end before slot `end - 1` and after `floor`, plus one,

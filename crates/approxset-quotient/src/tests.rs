@@ -269,3 +269,37 @@ fn saves_loads_and_views() {
         }
     }
 }
+
+/// `settle`, the word-stepping search of inserts and removes, against its
+/// definition slot by slot, on a table at its full load (long clusters),
+/// from every quotient's run end.
+#[test]
+fn settle_matches_a_slot_by_slot_scan() {
+    let mut f = filter(5_000, 0.01);
+    for i in 0..5_000u32 {
+        f.insert(&i).unwrap();
+    }
+    assert_eq!(f.tables(), 1);
+    let t = &f.tables[0];
+    // Slot x is held by an earlier quotient's run, or by any run.
+    let held_before = |x: usize| x > 0 && t.covered_to(x - 1) > x;
+    let used = |x: usize| t.covered_to(x) > x;
+    let mut checked = 0;
+    for q in 0..t.home {
+        let place = t.place(q, 0);
+        let pending = t.occupied_count(q + 1, place.end);
+        let mut free = place.end;
+        while free < t.slots() && used(free) {
+            free += 1;
+        }
+        let mut stop = place.end;
+        while stop < t.slots() && held_before(stop) {
+            stop += 1;
+        }
+        assert_eq!(t.settle(place.end, pending, true), free, "quotient {q}");
+        assert_eq!(t.settle(place.end, pending, false), stop, "quotient {q}");
+        checked += usize::from(free > place.end + 64);
+    }
+    // The table is full enough that some searches cross several words.
+    assert!(checked > 0);
+}
