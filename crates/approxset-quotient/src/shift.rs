@@ -68,17 +68,25 @@ impl<S: Store> Table<S> {
         if lo >= hi {
             return;
         }
-        // From the top word down, so that the word below is still unchanged.
-        for w in (lo / 64..=(hi - 1) / 64).rev() {
-            let cur = self.data.word(base + w);
+        let (first, last) = (lo / 64, (hi - 1) / 64);
+        // From the top word down, so that the word below is still unchanged
+        // (and read once: it is the next word moved).
+        let mut w = last;
+        let mut cur = self.data.word(base + w);
+        loop {
             let below = if w > 0 {
                 self.data.word(base + w - 1)
             } else {
                 0
             };
             let moved = (cur << sh) | (below >> (64 - sh));
-            let m = range_mask(lo.max(w * 64) - w * 64, hi.min(w * 64 + 64) - w * 64);
-            self.data.set_word(base + w, (cur & !m) | (moved & m));
+            self.data
+                .set_word(base + w, edge(w, first, last, lo, hi, cur, moved));
+            if w == first {
+                return;
+            }
+            w -= 1;
+            cur = below;
         }
     }
 
@@ -88,17 +96,25 @@ impl<S: Store> Table<S> {
         if lo >= hi {
             return;
         }
-        // From the bottom word up, so that the word above is still unchanged.
-        for w in lo / 64..=(hi - 1) / 64 {
-            let cur = self.data.word(base + w);
+        let (first, last) = (lo / 64, (hi - 1) / 64);
+        // From the bottom word up, so that the word above is still unchanged
+        // (and read once: it is the next word moved).
+        let mut w = first;
+        let mut cur = self.data.word(base + w);
+        loop {
             let above = if w + 1 < words {
                 self.data.word(base + w + 1)
             } else {
                 0
             };
             let moved = (cur >> sh) | (above << (64 - sh));
-            let m = range_mask(lo.max(w * 64) - w * 64, hi.min(w * 64 + 64) - w * 64);
-            self.data.set_word(base + w, (cur & !m) | (moved & m));
+            self.data
+                .set_word(base + w, edge(w, first, last, lo, hi, cur, moved));
+            if w == last {
+                return;
+            }
+            w += 1;
+            cur = above;
         }
     }
 
@@ -243,4 +259,16 @@ impl<S: Store> Table<S> {
             self.set_offset(b, o);
         }
     }
+}
+
+/// Word `w` of a move of bits `[lo, hi)` (words `first..=last`): the
+/// moved word, keeping `cur`'s bits outside the range in the first and
+/// last words.
+#[inline(always)]
+fn edge(w: usize, first: usize, last: usize, lo: usize, hi: usize, cur: u64, moved: u64) -> u64 {
+    if w != first && w != last {
+        return moved;
+    }
+    let m = range_mask(lo.max(w * 64) - w * 64, hi.min(w * 64 + 64) - w * 64);
+    (cur & !m) | (moved & m)
 }
