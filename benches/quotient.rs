@@ -18,9 +18,10 @@
 //! For instruction counts (a noisy machine), `APPROXSET_ICOUNT=MODE` runs
 //! one operation over 10⁵ keys once, without criterion, to be counted
 //! under `valgrind --tool=cachegrind --cache-sim=no`: modes
-//! `{quotient,qfilter}-{fill,hit,miss,remove,churn}` (`churn`: remove
-//! then re-insert each key, the filter full throughout); subtract `-fill` from the
-//! others (they fill first) and divide by 10⁵.
+//! `{quotient,qload,qfilter}-{fill,hit,miss,remove,churn}` (`qload`:
+//! ours sized for qfilter's capacity, at its load; `churn`: remove then
+//! re-insert each key, the filter full throughout); subtract `-fill` from
+//! the others (they fill first) and divide by 10⁵.
 
 #[allow(dead_code)] // the Bloom filter builders are not used here
 mod common;
@@ -63,11 +64,14 @@ fn run<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &K
 fn icount(mode: &str) {
     let keys = common::keys(100_000);
     let (name, op) = mode.split_once('-').expect("MODE is FILTER-OP");
+    let n = keys.members.len();
+    // `qload`: ours sized for qfilter's capacity at n, at its load.
+    let qfilter_capacity = qfilter::Filter::new(n as u64, FP).unwrap().capacity() as usize;
     match name {
-        "quotient" => icount_op(
+        "quotient" | "qload" => icount_op(
             approxset::QuotientFilter::with_fp_rate(FP)
                 .seed(1)
-                .expected_items(keys.members.len())
+                .expected_items(if name == "qload" { qfilter_capacity } else { n })
                 .unwrap(),
             op,
             &keys,

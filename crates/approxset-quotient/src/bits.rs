@@ -62,9 +62,10 @@ pub(crate) fn select_or_count(w: u64, k: u32) -> Result<u32, u32> {
         return Err(total);
     }
     let k = u64::from(k - 1);
-    // High bit of byte i: sums_i ≤ k, so the count of such bytes is the
-    // byte that holds the bit sought.
-    let byte = ((((k * ONES) | HIGHS) - sums) & HIGHS).count_ones();
+    // High bit of byte i: sums_i ≤ k. The sums grow from byte to byte,
+    // so those bytes come first, and their count is the byte that holds
+    // the bit sought (below 8: sums_7 = total > k).
+    let byte = ((!(((k * ONES) | HIGHS) - sums) & HIGHS).trailing_zeros()) / 8;
     let before = (sums << 8 >> (8 * byte)) & 0xFF;
     let b = ((w >> (8 * byte)) & 0xFF) as usize;
     Ok(8 * byte + u32::from(SELECT_IN_BYTE[b][(k - before) as usize]))

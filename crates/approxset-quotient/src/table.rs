@@ -173,7 +173,7 @@ impl<S: Words> Table<S> {
 
     /// The `d`-th (from 1) run end at or after slot `x`, if the table has
     /// that many.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn nth_runend(&self, x: usize, mut d: usize) -> Option<usize> {
         let mut blk = x / 64;
         if blk >= self.blocks {
