@@ -159,12 +159,34 @@ fn utf32_to_utf8(
     big: bool,
     scratch: &mut Scratch,
 ) -> Option<(usize, String)> {
+    scratch.data.clear();
+    scratch.ends.clear();
+    // One loop per byte order, so that the order is not tested per unit.
+    if big {
+        utf32_items::<true>(data, width, scratch)
+    } else {
+        utf32_items::<false>(data, width, scratch)
+    }
+}
+
+/// [`utf32_to_utf8`] for the byte order `BIG`.
+///
+/// An item all of whose units are ASCII (the common case) is copied a unit
+/// to a byte in one pass that also ORs the units, and its trailing NULs are
+/// cut from the output; any other item is taken back out and goes through
+/// the encoder a unit at a time. Measured under callgrind on 16-character
+/// keys (`U16`, blocked filter, `contains_many`): 369 instructions per key
+/// in this function before, see `docs/guide.md`, "Speed against rbloom",
+/// for after.
+fn utf32_items<const BIG: bool>(
+    data: &[u8],
+    width: usize,
+    scratch: &mut Scratch,
+) -> Option<(usize, String)> {
     let (out, ends) = (&mut scratch.data, &mut scratch.ends);
-    out.clear();
-    ends.clear();
     let unit = |c: &[u8]| {
-        let c = [c[0], c[1], c[2], c[3]];
-        if big {
+        let c: [u8; 4] = c.try_into().unwrap_or_default();
+        if BIG {
             u32::from_be_bytes(c)
         } else {
             u32::from_le_bytes(c)
@@ -172,17 +194,29 @@ fn utf32_to_utf8(
     };
     for (i, item) in data.chunks_exact(width).enumerate() {
         let units = &item[..item.len() / 4 * 4];
+        let start = out.len();
+        let mut all = 0;
+        out.extend(units.chunks_exact(4).map(|c| {
+            let p = unit(c);
+            all |= p;
+            p as u8
+        }));
+        if all < 0x80 {
+            let used = out[start..]
+                .iter()
+                .rposition(|&b| b != 0)
+                .map_or(0, |p| p + 1);
+            out.truncate(start + used);
+            ends.push(out.len());
+            continue;
+        }
+        out.truncate(start);
         let used = units
             .chunks_exact(4)
             .rposition(|c| c != [0, 0, 0, 0])
             .map_or(0, |p| p + 1);
         for c in units.chunks_exact(4).take(used) {
             let p = unit(c);
-            if p < 0x80 {
-                // ASCII, the common case: no encoder.
-                out.push(p as u8);
-                continue;
-            }
             let Some(ch) = char::from_u32(p) else {
                 return Some((i, format!("invalid code point {p:#x} in a str key")));
             };
@@ -235,6 +269,41 @@ mod tests {
             int_key(&u64::MAX.to_be_bytes(), false, true),
             u64::MAX.to_le_bytes()
         );
+    }
+
+    /// Every item shape against a decoder written the plain way: ASCII
+    /// with and without padding, interior NULs, non-ASCII, an empty item,
+    /// in both byte orders.
+    #[test]
+    fn utf32_fast_path_matches_the_plain_decoding() {
+        let items = [
+            "member-1",
+            "",
+            "a\0b",
+            "\0\0x",
+            "日本語",
+            "ascii then é",
+            "12345678",
+        ];
+        for big in [false, true] {
+            let mut data = Vec::new();
+            for s in items {
+                let mut units: Vec<u32> = s.chars().map(u32::from).collect();
+                units.resize(16, 0);
+                for u in units {
+                    data.extend(if big {
+                        u.to_be_bytes()
+                    } else {
+                        u.to_le_bytes()
+                    });
+                }
+            }
+            let mut scratch = Scratch::default();
+            assert!(utf32_to_utf8(&data, 64, big, &mut scratch).is_none());
+            let keys: Vec<&[u8]> = offsets(&scratch.data, &scratch.ends).collect();
+            let want: Vec<&[u8]> = items.iter().map(|s| s.as_bytes()).collect();
+            assert_eq!(keys, want, "big = {big}");
+        }
     }
 
     #[test]
