@@ -19,7 +19,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use siphasher::sip::SipHasher13 as SipHasher13x64;
 use siphasher::sip128::SipHasher13;
@@ -45,11 +45,41 @@ pub use mix::{SPLITMIX64_GAMMA, mix64, splitmix64};
 /// `RandomState`; [`HashKey::from_seed`] gives reproducible filters.
 ///
 /// `Debug` does not print the key bits, so logs do not leak them.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+// Equality and `Hash` are those of (`k0`, `k1`, `function`), as derived
+// before `sip` was added: `sip` is a function of them.
+#[derive(Clone, Copy, Eq)]
 pub struct HashKey {
     k0: u64,
     k1: u64,
     function: HashFunction,
+    /// SipHash-1-3's initial state `v0..v3` under (`k0`, `k1`) for
+    /// `function` (with the `0xee` of 128-bit output in `v1` for
+    /// [`HashFunction::SipHash13`]), computed once here rather than for
+    /// every key hashed; unused by the other functions.
+    sip: [u64; 4],
+}
+
+/// SipHash's initialisation constants, "somepseudorandomlygeneratedbytes".
+const SIP_INIT: [u64; 4] = [
+    0x736f_6d65_7073_6575,
+    0x646f_7261_6e64_6f6d,
+    0x6c79_6765_6e65_7261,
+    0x7465_6462_7974_6573,
+];
+
+impl PartialEq for HashKey {
+    fn eq(&self, other: &Self) -> bool {
+        (self.k0, self.k1, self.function) == (other.k0, other.k1, other.function)
+    }
+}
+
+impl Hash for HashKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // The fields in the order `#[derive(Hash)]` fed them.
+        self.k0.hash(state);
+        self.k1.hash(state);
+        self.function.hash(state);
+    }
 }
 
 impl HashKey {
@@ -75,10 +105,26 @@ impl HashKey {
     /// The key made of two 64-bit halves, for the default function
     /// ([`HashFunction::SipHash13x64`]).
     pub const fn from_parts(k0: u64, k1: u64) -> Self {
+        HashKey::keyed(k0, k1, HashFunction::SipHash13x64)
+    }
+
+    /// The key (`k0`, `k1`) of `function`, with its SipHash state.
+    const fn keyed(k0: u64, k1: u64, function: HashFunction) -> Self {
+        // 128-bit output: `v1 ^= 0xee` (the reference's `outlen == 16`).
+        let wide = match function {
+            HashFunction::SipHash13 => 0xee,
+            _ => 0,
+        };
         HashKey {
             k0,
             k1,
-            function: HashFunction::SipHash13x64,
+            function,
+            sip: [
+                k0 ^ SIP_INIT[0],
+                k1 ^ SIP_INIT[1] ^ wide,
+                k0 ^ SIP_INIT[2],
+                k1 ^ SIP_INIT[3],
+            ],
         }
     }
 
@@ -97,12 +143,8 @@ impl HashKey {
     /// ```
     pub const fn with_function(self, function: HashFunction) -> Self {
         match function {
-            HashFunction::ParquetXxh64 => HashKey {
-                k0: 0,
-                k1: 0,
-                function,
-            },
-            _ => HashKey { function, ..self },
+            HashFunction::ParquetXxh64 => HashKey::keyed(0, 0, function),
+            _ => HashKey::keyed(self.k0, self.k1, function),
         }
     }
 
@@ -147,11 +189,8 @@ impl HashKey {
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
         match self.function {
-            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
-            HashFunction::SipHash13 => {
-                let hash = SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
-                Digest::from_u128(hash.as_u128())
-            }
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.sip, bytes)),
+            HashFunction::SipHash13 => Digest::from_u128(siphash13_128(self.sip, bytes)),
             HashFunction::Xxh3 => Digest::from_u128(xxh3_128_with_seed(bytes, self.xxh3_seed())),
             HashFunction::ParquetXxh64 => Digest::new(xxh64(bytes, 0), 0),
         }
@@ -163,7 +202,7 @@ impl HashKey {
     #[inline(always)]
     pub(crate) fn digest_fixed<const N: usize>(&self, bytes: &[u8; N]) -> Digest {
         match self.function {
-            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.sip, bytes)),
             _ => self.digest_bytes(bytes),
         }
     }
@@ -296,26 +335,54 @@ impl fmt::Debug for HashKey {
 
 /// SipHash-1-3 with 64-bit output (Aumasson and Bernstein 2012; one
 /// compression round per 8-byte block, three finalisation rounds) of
-/// `bytes` under the key (`k0`, `k1`), in one pass: the value of
-/// `siphasher`'s `SipHasher13::hash` (tested), written out so that a key
-/// of a fixed length (an integer's 8 bytes) compiles to straight-line code
-/// with its length and tail folded, where the crate's general loop cost
-/// about 40 more instructions per `u64` key (`docs/design.md`, "Hashing").
+/// `bytes` from the key's initial state `v` (its [`HashKey`]'s `sip`), in
+/// one pass: the value of `siphasher`'s `SipHasher13::hash` (tested),
+/// written out so that a key of a fixed length (an integer's 8 bytes)
+/// compiles to straight-line code with its length and tail folded, where
+/// the crate's general loop cost about 40 more instructions per `u64` key
+/// (`docs/design.md`, "Hashing"), and so that the key-dependent state is
+/// not recomputed per key.
 #[inline(always)]
-fn siphash13_64(k0: u64, k1: u64, bytes: &[u8]) -> u64 {
-    let mut v = [
-        k0 ^ 0x736f_6d65_7073_6575,
-        k1 ^ 0x646f_7261_6e64_6f6d,
-        k0 ^ 0x6c79_6765_6e65_7261,
-        k1 ^ 0x7465_6462_7974_6573,
-    ];
+fn siphash13_64(mut v: [u64; 4], bytes: &[u8]) -> u64 {
+    sip13_compress(&mut v, bytes);
+    v[2] ^= 0xff;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}
+
+/// SipHash-1-3 with 128-bit output of `bytes` from the state `v` (with
+/// the `0xee` of 128-bit mode in `v[1]`): `h1 | h2 << 64`, the value of
+/// `siphasher`'s `sip128::SipHasher13::hash(…).as_u128()` (tested).
+#[inline(always)]
+fn siphash13_128(mut v: [u64; 4], bytes: &[u8]) -> u128 {
+    sip13_compress(&mut v, bytes);
+    v[2] ^= 0xee;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    v[1] ^= 0xdd;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    let h2 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    u128::from(h1) | (u128::from(h2) << 64)
+}
+
+/// SipHash-1-3's compression of `bytes` into `v`: one round per 8-byte
+/// block, then one for the last block (the tail and the length's low
+/// byte).
+#[inline(always)]
+fn sip13_compress(v: &mut [u64; 4], bytes: &[u8]) {
     let mut blocks = bytes.chunks_exact(8);
     for block in &mut blocks {
         let mut word = [0u8; 8];
         word.copy_from_slice(block);
         let m = u64::from_le_bytes(word);
         v[3] ^= m;
-        sip_round(&mut v);
+        sip_round(v);
         v[0] ^= m;
     }
     // The tail byte by byte: a copy of a variable length would be a call.
@@ -324,13 +391,8 @@ fn siphash13_64(k0: u64, k1: u64, bytes: &[u8]) -> u64 {
         last |= u64::from(b) << (8 * i);
     }
     v[3] ^= last;
-    sip_round(&mut v);
+    sip_round(v);
     v[0] ^= last;
-    v[2] ^= 0xff;
-    sip_round(&mut v);
-    sip_round(&mut v);
-    sip_round(&mut v);
-    v[0] ^ v[1] ^ v[2] ^ v[3]
 }
 
 /// One SipRound.
@@ -425,7 +487,7 @@ mod tests {
         let mut msg = Vec::new();
         for len in 0..70u8 {
             let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&msg);
-            assert_eq!(siphash13_64(k0, k1, &msg), h1, "length {len}");
+            assert_eq!(siphash13_64(key.sip, &msg), h1, "length {len}");
             let d = key.digest_bytes(&msg);
             assert_eq!(d, Digest::new(h1, mix64(h1 ^ k1)), "length {len}");
             // Its own function, not the 128-bit one's halves.
@@ -445,6 +507,99 @@ mod tests {
         sink.write(b"ali");
         sink.write(b"ce");
         assert_eq!(sink.digest(), key.digest_bytes(b"alice"));
+    }
+
+    /// The keys the SipHash tests run under: the reference's, the edges
+    /// and seeded ones.
+    fn sip_test_keys() -> Vec<(u64, u64)> {
+        let mut keys = vec![
+            (0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908),
+            (0, 0),
+            (u64::MAX, u64::MAX),
+            (u64::MAX, 0),
+        ];
+        keys.extend((1..5).map(|s| HashKey::from_seed(s).to_parts()));
+        keys
+    }
+
+    /// The state precomputed in the key gives `siphasher`'s values bit for
+    /// bit, for both functions that use SipHash, at every length up to 70,
+    /// in one pass, streamed and at fixed lengths.
+    #[test]
+    fn the_precomputed_sip_state_is_siphasher_bit_for_bit() {
+        for (k0, k1) in sip_test_keys() {
+            let key64 = HashKey::from_parts(k0, k1);
+            let key128 = key64.with_function(HashFunction::SipHash13);
+            assert_eq!(key128.function(), HashFunction::SipHash13);
+            assert_ne!(key128.sip, key64.sip);
+            assert_eq!(
+                key128.with_function(HashFunction::SipHash13x64).sip,
+                key64.sip
+            );
+            let mut msg = Vec::new();
+            for len in 0..=70usize {
+                let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&msg);
+                let d = key64.digest_bytes(&msg);
+                assert_eq!(d, Digest::new(h1, mix64(h1 ^ k1)), "{k0:x} {len}");
+                let wide = SipHasher13::new_with_keys(k0, k1).hash(&msg).as_u128();
+                assert_eq!(key128.digest_bytes(&msg).to_u128(), wide, "{k0:x} {len}");
+                assert_eq!(wide, reference_siphash13_128(k0, k1, &msg), "{len}");
+                for key in [key64, key128] {
+                    let mut sink = key.hasher();
+                    sink.write(&msg[..len / 3]);
+                    sink.write(&msg[len / 3..]);
+                    assert_eq!(sink.digest(), key.digest_bytes(&msg), "{len}");
+                }
+                msg.push((len as u8).wrapping_mul(37) ^ k0 as u8);
+            }
+            macro_rules! fixed {
+                ($($n:literal)*) => {$(
+                    let bytes: [u8; $n] =
+                        std::array::from_fn(|i| (i as u8).wrapping_mul(101) ^ k1 as u8);
+                    let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&bytes);
+                    assert_eq!(key64.digest_fixed(&bytes).h1(), h1, "{}", $n);
+                    for key in [key64, key128] {
+                        assert_eq!(key.digest_fixed(&bytes), key.digest_bytes(&bytes), "{}", $n);
+                    }
+                )*};
+            }
+            fixed!(0 1 4 7 8 9 15 16 17 24 64 70);
+        }
+    }
+
+    /// Equality and `Hash` are those of the key bits and the function
+    /// alone (the derived ones of the fields before the SipHash state was
+    /// kept), and the `const` constructors still are.
+    #[test]
+    fn equality_and_hash_are_the_key_bits_and_the_function() {
+        use std::hash::DefaultHasher;
+        const KEY: HashKey = HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13);
+        assert_eq!(KEY.to_parts(), (1, 2));
+        assert_eq!(
+            KEY,
+            HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13)
+        );
+        for &f in HashFunction::ALL {
+            for (k0, k1) in sip_test_keys() {
+                let key = HashKey::from_parts(k0, k1).with_function(f);
+                let (a, b) = key.to_parts();
+                let mut h = DefaultHasher::new();
+                key.hash(&mut h);
+                let mut g = DefaultHasher::new();
+                a.hash(&mut g);
+                b.hash(&mut g);
+                f.hash(&mut g);
+                assert_eq!(h.finish(), g.finish(), "{f}");
+                assert_eq!(key, HashKey::from_parts(a, b).with_function(f));
+                assert_eq!(
+                    HashKey::from_le_bytes(key.to_le_bytes()).with_function(f),
+                    key
+                );
+                for &other in HashFunction::ALL {
+                    assert_eq!(key == key.with_function(other), other == f, "{f} {other}");
+                }
+            }
+        }
     }
 
     #[test]
