@@ -45,18 +45,20 @@ pub use mix::{SPLITMIX64_GAMMA, mix64, splitmix64};
 /// `RandomState`; [`HashKey::from_seed`] gives reproducible filters.
 ///
 /// `Debug` does not print the key bits, so logs do not leak them.
-// Equality and `Hash` are those of (`k0`, `k1`, `function`), as derived
-// before `sip` was added: `sip` is a function of them.
-#[derive(Clone, Copy, Eq)]
+// Equality is that of (`k0`, `k1`, `function`): `words` are a bijection of
+// (`k0`, `k1`) for each function. `Hash` feeds `k0`, `k1` and `function`,
+// as the derive did when those were the fields.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct HashKey {
-    k0: u64,
-    k1: u64,
+    /// The key bits in the form the function uses them, computed once here
+    /// rather than for every key hashed: for the SipHash functions
+    /// SipHash-1-3's initial state `v0..v3` (`k0 ⊕ "somepseu"`,
+    /// `k1 ⊕ "dorandom"`, `k0 ⊕ "lygenera"`, `k1 ⊕ "tedbytes"`, and
+    /// `v1 ⊕ 0xee` for the 128-bit output of
+    /// [`SipHash13`](HashFunction::SipHash13)); for the others `k0`, `k1`,
+    /// XXH3's seed `k0 ⊕ k1` and 0.
+    words: [u64; 4],
     function: HashFunction,
-    /// SipHash-1-3's initial state `v0..v3` under (`k0`, `k1`) for
-    /// `function` (with the `0xee` of 128-bit output in `v1` for
-    /// [`HashFunction::SipHash13`]), computed once here rather than for
-    /// every key hashed; unused by the other functions.
-    sip: [u64; 4],
 }
 
 /// SipHash's initialisation constants, "somepseudorandomlygeneratedbytes".
@@ -67,17 +69,16 @@ const SIP_INIT: [u64; 4] = [
     0x7465_6462_7974_6573,
 ];
 
-impl PartialEq for HashKey {
-    fn eq(&self, other: &Self) -> bool {
-        (self.k0, self.k1, self.function) == (other.k0, other.k1, other.function)
-    }
-}
+/// What SipHash-1-3 with 128-bit output XORs into `v1` at the start.
+const SIP_WIDE: u64 = 0xee;
 
 impl Hash for HashKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        // The fields in the order `#[derive(Hash)]` fed them.
-        self.k0.hash(state);
-        self.k1.hash(state);
+        // `k0`, `k1`, `function`: what `#[derive(Hash)]` fed, in its order,
+        // when they were the fields.
+        let (k0, k1) = self.to_parts();
+        k0.hash(state);
+        k1.hash(state);
         self.function.hash(state);
     }
 }
@@ -108,24 +109,25 @@ impl HashKey {
         HashKey::keyed(k0, k1, HashFunction::SipHash13x64)
     }
 
-    /// The key (`k0`, `k1`) of `function`, with its SipHash state.
+    /// The key (`k0`, `k1`) of `function`, in the form `function` uses it.
     const fn keyed(k0: u64, k1: u64, function: HashFunction) -> Self {
-        // 128-bit output: `v1 ^= 0xee` (the reference's `outlen == 16`).
-        let wide = match function {
-            HashFunction::SipHash13 => 0xee,
-            _ => 0,
-        };
-        HashKey {
-            k0,
-            k1,
-            function,
-            sip: [
+        let words = match function {
+            HashFunction::SipHash13x64 => [
                 k0 ^ SIP_INIT[0],
-                k1 ^ SIP_INIT[1] ^ wide,
+                k1 ^ SIP_INIT[1],
                 k0 ^ SIP_INIT[2],
                 k1 ^ SIP_INIT[3],
             ],
-        }
+            // 128-bit output: `v1 ⊕ 0xee` (the reference's `outlen == 16`).
+            HashFunction::SipHash13 => [
+                k0 ^ SIP_INIT[0],
+                k1 ^ SIP_INIT[1] ^ SIP_WIDE,
+                k0 ^ SIP_INIT[2],
+                k1 ^ SIP_INIT[3],
+            ],
+            _ => [k0, k1, k0 ^ k1, 0],
+        };
+        HashKey { words, function }
     }
 
     /// This key applied to `function` instead. For
@@ -144,7 +146,10 @@ impl HashKey {
     pub const fn with_function(self, function: HashFunction) -> Self {
         match function {
             HashFunction::ParquetXxh64 => HashKey::keyed(0, 0, function),
-            _ => HashKey::keyed(self.k0, self.k1, function),
+            _ => {
+                let (k0, k1) = self.to_parts();
+                HashKey::keyed(k0, k1, function)
+            }
         }
     }
 
@@ -155,20 +160,28 @@ impl HashKey {
 
     /// The two 64-bit halves of the key (the function aside).
     pub const fn to_parts(self) -> (u64, u64) {
-        (self.k0, self.k1)
+        let [a, b, ..] = self.words;
+        match self.function {
+            HashFunction::SipHash13x64 => (a ^ SIP_INIT[0], b ^ SIP_INIT[1]),
+            HashFunction::SipHash13 => (a ^ SIP_INIT[0], b ^ SIP_INIT[1] ^ SIP_WIDE),
+            _ => (a, b),
+        }
     }
 
-    /// XXH3's seed: both halves folded into one, so both matter.
+    /// XXH3's seed: both halves folded into one, so both matter. Of an
+    /// [`Xxh3`](HashFunction::Xxh3) key only, which keeps it.
     const fn xxh3_seed(self) -> u64 {
-        self.k0 ^ self.k1
+        debug_assert!(matches!(self.function, HashFunction::Xxh3));
+        self.words[2]
     }
 
     /// The key bits as 16 little-endian bytes (`k0` then `k1`; the function
     /// aside, as the format stores it).
     pub fn to_le_bytes(self) -> [u8; 16] {
+        let (k0, k1) = self.to_parts();
         let mut out = [0u8; 16];
-        out[..8].copy_from_slice(&self.k0.to_le_bytes());
-        out[8..].copy_from_slice(&self.k1.to_le_bytes());
+        out[..8].copy_from_slice(&k0.to_le_bytes());
+        out[8..].copy_from_slice(&k1.to_le_bytes());
         out
     }
 
@@ -189,8 +202,8 @@ impl HashKey {
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
         match self.function {
-            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.sip, bytes)),
-            HashFunction::SipHash13 => Digest::from_u128(siphash13_128(self.sip, bytes)),
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.words, bytes)),
+            HashFunction::SipHash13 => Digest::from_u128(siphash13_128(self.words, bytes)),
             HashFunction::Xxh3 => Digest::from_u128(xxh3_128_with_seed(bytes, self.xxh3_seed())),
             HashFunction::ParquetXxh64 => Digest::new(xxh64(bytes, 0), 0),
         }
@@ -201,9 +214,10 @@ impl HashKey {
     /// length and the tail fold away.
     #[inline(always)]
     pub(crate) fn digest_fixed<const N: usize>(&self, bytes: &[u8; N]) -> Digest {
-        match self.function {
-            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.sip, bytes)),
-            _ => self.digest_bytes(bytes),
+        if self.function == HashFunction::SipHash13x64 {
+            self.widen(siphash13_64(self.words, bytes))
+        } else {
+            digest_other(*self, bytes)
         }
     }
 
@@ -212,16 +226,23 @@ impl HashKey {
     /// two keys' digests collide exactly where their keyed hashes do.
     #[inline(always)]
     fn widen(&self, h1: u64) -> Digest {
-        Digest::new(h1, mix64(h1 ^ self.k1))
+        // `k1` of a SipHash13x64 key, `v1 ⊕ "dorandom"`, without the
+        // match of `to_parts`.
+        debug_assert_eq!(self.function, HashFunction::SipHash13x64);
+        Digest::new(h1, mix64(h1 ^ self.words[1] ^ SIP_INIT[1]))
     }
 
     /// The streaming hasher of this key, for keys written in parts.
     pub(crate) fn hasher(&self) -> KeyHasher {
         match self.function {
             HashFunction::SipHash13x64 => {
-                KeyHasher::Sip64(SipHasher13x64::new_with_keys(self.k0, self.k1), *self)
+                let (k0, k1) = self.to_parts();
+                KeyHasher::Sip64(SipHasher13x64::new_with_keys(k0, k1), *self)
             }
-            HashFunction::SipHash13 => KeyHasher::Sip(SipHasher13::new_with_keys(self.k0, self.k1)),
+            HashFunction::SipHash13 => {
+                let (k0, k1) = self.to_parts();
+                KeyHasher::Sip(SipHasher13::new_with_keys(k0, k1))
+            }
             HashFunction::Xxh3 => KeyHasher::Xxh3(Xxh3Sink {
                 seed: self.xxh3_seed(),
                 buf: [0; XXH3_GATHER],
@@ -231,6 +252,18 @@ impl HashKey {
             HashFunction::ParquetXxh64 => KeyHasher::Xxh64(xxhash_rust::xxh64::Xxh64::new(0)),
         }
     }
+}
+
+/// [`HashKey::digest_bytes`] out of line: the other functions' path of
+/// [`HashKey::digest_fixed`]. A call keeps the inlined default one compare
+/// and branch on the function (with `digest_bytes` inlined there, its
+/// four-way match became a jump table on the default's path too), and
+/// taking the key by value copies it only on this path (given its
+/// address, LLVM copied the key to the stack before the branch, on every
+/// call).
+#[inline(never)]
+fn digest_other(key: HashKey, bytes: &[u8]) -> Digest {
+    key.digest_bytes(bytes)
 }
 
 /// The streaming form of [`HashKey::digest_bytes`]: bytes written in any
@@ -487,7 +520,7 @@ mod tests {
         let mut msg = Vec::new();
         for len in 0..70u8 {
             let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&msg);
-            assert_eq!(siphash13_64(key.sip, &msg), h1, "length {len}");
+            assert_eq!(siphash13_64(key.words, &msg), h1, "length {len}");
             let d = key.digest_bytes(&msg);
             assert_eq!(d, Digest::new(h1, mix64(h1 ^ k1)), "length {len}");
             // Its own function, not the 128-bit one's halves.
@@ -531,10 +564,12 @@ mod tests {
             let key64 = HashKey::from_parts(k0, k1);
             let key128 = key64.with_function(HashFunction::SipHash13);
             assert_eq!(key128.function(), HashFunction::SipHash13);
-            assert_ne!(key128.sip, key64.sip);
+            assert_ne!(key128.words, key64.words);
+            assert_eq!(key128.to_parts(), (k0, k1));
+            assert_eq!(key64.to_parts(), (k0, k1));
             assert_eq!(
-                key128.with_function(HashFunction::SipHash13x64).sip,
-                key64.sip
+                key128.with_function(HashFunction::SipHash13x64).words,
+                key64.words
             );
             let mut msg = Vec::new();
             for len in 0..=70usize {
@@ -575,6 +610,8 @@ mod tests {
         use std::hash::DefaultHasher;
         const KEY: HashKey = HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13);
         assert_eq!(KEY.to_parts(), (1, 2));
+        // The state and the function: five words at most.
+        assert!(std::mem::size_of::<HashKey>() <= 40);
         assert_eq!(
             KEY,
             HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13)
@@ -591,6 +628,12 @@ mod tests {
                 f.hash(&mut g);
                 assert_eq!(h.finish(), g.finish(), "{f}");
                 assert_eq!(key, HashKey::from_parts(a, b).with_function(f));
+                let bits = if f == HashFunction::ParquetXxh64 {
+                    (0, 0)
+                } else {
+                    (k0, k1)
+                };
+                assert_eq!((a, b), bits, "{f}");
                 assert_eq!(
                     HashKey::from_le_bytes(key.to_le_bytes()).with_function(f),
                     key
