@@ -368,7 +368,7 @@ impl fmt::Debug for HashKey {
 
 /// SipHash-1-3 with 64-bit output (Aumasson and Bernstein 2012; one
 /// compression round per 8-byte block, three finalisation rounds) of
-/// `bytes` from the key's initial state `v` (its [`HashKey`]'s `sip`), in
+/// `bytes` from the key's initial state `v` (its [`HashKey`]'s `words`), in
 /// one pass: the value of `siphasher`'s `SipHasher13::hash` (tested),
 /// written out so that a key of a fixed length (an integer's 8 bytes)
 /// compiles to straight-line code with its length and tail folded, where
