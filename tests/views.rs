@@ -327,8 +327,10 @@ fn huge_claims_fail_without_allocating() {
     let view = BloomFilter::view(&bytes).unwrap();
     let payload = common::data_of(&bytes).len() - HEADER_LEN - 40;
     assert_eq!(view.memory_bytes(), payload);
+    // At most two cache lines; 40 of its bytes are the hash key, which
+    // keeps SipHash's initial state (four words) beside its function.
     assert!(
-        std::mem::size_of_val(&view) < 128,
+        std::mem::size_of_val(&view) <= 128,
         "{}",
         std::mem::size_of_val(&view)
     );

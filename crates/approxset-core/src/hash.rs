@@ -19,7 +19,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
-use std::hash::{BuildHasher, Hash};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use siphasher::sip::SipHasher13 as SipHasher13x64;
 use siphasher::sip128::SipHasher13;
@@ -45,11 +45,42 @@ pub use mix::{SPLITMIX64_GAMMA, mix64, splitmix64};
 /// `RandomState`; [`HashKey::from_seed`] gives reproducible filters.
 ///
 /// `Debug` does not print the key bits, so logs do not leak them.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+// Equality is that of (`k0`, `k1`, `function`): `words` are a bijection of
+// (`k0`, `k1`) for each function. `Hash` feeds `k0`, `k1` and `function`,
+// as the derive did when those were the fields.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct HashKey {
-    k0: u64,
-    k1: u64,
+    /// The key bits in the form the function uses them, computed once here
+    /// rather than for every key hashed: for the SipHash functions
+    /// SipHash-1-3's initial state `v0..v3` (`k0 ⊕ "somepseu"`,
+    /// `k1 ⊕ "dorandom"`, `k0 ⊕ "lygenera"`, `k1 ⊕ "tedbytes"`, and
+    /// `v1 ⊕ 0xee` for the 128-bit output of
+    /// [`SipHash13`](HashFunction::SipHash13)); for the others `k0`, `k1`,
+    /// XXH3's seed `k0 ⊕ k1` and 0.
+    words: [u64; 4],
     function: HashFunction,
+}
+
+/// SipHash's initialisation constants, "somepseudorandomlygeneratedbytes".
+const SIP_INIT: [u64; 4] = [
+    0x736f_6d65_7073_6575,
+    0x646f_7261_6e64_6f6d,
+    0x6c79_6765_6e65_7261,
+    0x7465_6462_7974_6573,
+];
+
+/// What SipHash-1-3 with 128-bit output XORs into `v1` at the start.
+const SIP_WIDE: u64 = 0xee;
+
+impl Hash for HashKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // `k0`, `k1`, `function`: what `#[derive(Hash)]` fed, in its order,
+        // when they were the fields.
+        let (k0, k1) = self.to_parts();
+        k0.hash(state);
+        k1.hash(state);
+        self.function.hash(state);
+    }
 }
 
 impl HashKey {
@@ -75,11 +106,28 @@ impl HashKey {
     /// The key made of two 64-bit halves, for the default function
     /// ([`HashFunction::SipHash13x64`]).
     pub const fn from_parts(k0: u64, k1: u64) -> Self {
-        HashKey {
-            k0,
-            k1,
-            function: HashFunction::SipHash13x64,
-        }
+        HashKey::keyed(k0, k1, HashFunction::SipHash13x64)
+    }
+
+    /// The key (`k0`, `k1`) of `function`, in the form `function` uses it.
+    const fn keyed(k0: u64, k1: u64, function: HashFunction) -> Self {
+        let words = match function {
+            HashFunction::SipHash13x64 => [
+                k0 ^ SIP_INIT[0],
+                k1 ^ SIP_INIT[1],
+                k0 ^ SIP_INIT[2],
+                k1 ^ SIP_INIT[3],
+            ],
+            // 128-bit output: `v1 ⊕ 0xee` (the reference's `outlen == 16`).
+            HashFunction::SipHash13 => [
+                k0 ^ SIP_INIT[0],
+                k1 ^ SIP_INIT[1] ^ SIP_WIDE,
+                k0 ^ SIP_INIT[2],
+                k1 ^ SIP_INIT[3],
+            ],
+            _ => [k0, k1, k0 ^ k1, 0],
+        };
+        HashKey { words, function }
     }
 
     /// This key applied to `function` instead. For
@@ -97,12 +145,11 @@ impl HashKey {
     /// ```
     pub const fn with_function(self, function: HashFunction) -> Self {
         match function {
-            HashFunction::ParquetXxh64 => HashKey {
-                k0: 0,
-                k1: 0,
-                function,
-            },
-            _ => HashKey { function, ..self },
+            HashFunction::ParquetXxh64 => HashKey::keyed(0, 0, function),
+            _ => {
+                let (k0, k1) = self.to_parts();
+                HashKey::keyed(k0, k1, function)
+            }
         }
     }
 
@@ -113,20 +160,28 @@ impl HashKey {
 
     /// The two 64-bit halves of the key (the function aside).
     pub const fn to_parts(self) -> (u64, u64) {
-        (self.k0, self.k1)
+        let [a, b, ..] = self.words;
+        match self.function {
+            HashFunction::SipHash13x64 => (a ^ SIP_INIT[0], b ^ SIP_INIT[1]),
+            HashFunction::SipHash13 => (a ^ SIP_INIT[0], b ^ SIP_INIT[1] ^ SIP_WIDE),
+            _ => (a, b),
+        }
     }
 
-    /// XXH3's seed: both halves folded into one, so both matter.
+    /// XXH3's seed: both halves folded into one, so both matter. Of an
+    /// [`Xxh3`](HashFunction::Xxh3) key only, which keeps it.
     const fn xxh3_seed(self) -> u64 {
-        self.k0 ^ self.k1
+        debug_assert!(matches!(self.function, HashFunction::Xxh3));
+        self.words[2]
     }
 
     /// The key bits as 16 little-endian bytes (`k0` then `k1`; the function
     /// aside, as the format stores it).
     pub fn to_le_bytes(self) -> [u8; 16] {
+        let (k0, k1) = self.to_parts();
         let mut out = [0u8; 16];
-        out[..8].copy_from_slice(&self.k0.to_le_bytes());
-        out[8..].copy_from_slice(&self.k1.to_le_bytes());
+        out[..8].copy_from_slice(&k0.to_le_bytes());
+        out[8..].copy_from_slice(&k1.to_le_bytes());
         out
     }
 
@@ -147,11 +202,8 @@ impl HashKey {
     #[inline]
     pub fn digest_bytes(&self, bytes: &[u8]) -> Digest {
         match self.function {
-            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
-            HashFunction::SipHash13 => {
-                let hash = SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
-                Digest::from_u128(hash.as_u128())
-            }
+            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.words, bytes)),
+            HashFunction::SipHash13 => Digest::from_u128(siphash13_128(self.words, bytes)),
             HashFunction::Xxh3 => Digest::from_u128(xxh3_128_with_seed(bytes, self.xxh3_seed())),
             HashFunction::ParquetXxh64 => Digest::new(xxh64(bytes, 0), 0),
         }
@@ -162,9 +214,10 @@ impl HashKey {
     /// length and the tail fold away.
     #[inline(always)]
     pub(crate) fn digest_fixed<const N: usize>(&self, bytes: &[u8; N]) -> Digest {
-        match self.function {
-            HashFunction::SipHash13x64 => self.widen(siphash13_64(self.k0, self.k1, bytes)),
-            _ => self.digest_bytes(bytes),
+        if self.function == HashFunction::SipHash13x64 {
+            self.widen(siphash13_64(self.words, bytes))
+        } else {
+            digest_other(*self, bytes)
         }
     }
 
@@ -173,16 +226,23 @@ impl HashKey {
     /// two keys' digests collide exactly where their keyed hashes do.
     #[inline(always)]
     fn widen(&self, h1: u64) -> Digest {
-        Digest::new(h1, mix64(h1 ^ self.k1))
+        // `k1` of a SipHash13x64 key, `v1 ⊕ "dorandom"`, without the
+        // match of `to_parts`.
+        debug_assert_eq!(self.function, HashFunction::SipHash13x64);
+        Digest::new(h1, mix64(h1 ^ self.words[1] ^ SIP_INIT[1]))
     }
 
     /// The streaming hasher of this key, for keys written in parts.
     pub(crate) fn hasher(&self) -> KeyHasher {
         match self.function {
             HashFunction::SipHash13x64 => {
-                KeyHasher::Sip64(SipHasher13x64::new_with_keys(self.k0, self.k1), *self)
+                let (k0, k1) = self.to_parts();
+                KeyHasher::Sip64(SipHasher13x64::new_with_keys(k0, k1), *self)
             }
-            HashFunction::SipHash13 => KeyHasher::Sip(SipHasher13::new_with_keys(self.k0, self.k1)),
+            HashFunction::SipHash13 => {
+                let (k0, k1) = self.to_parts();
+                KeyHasher::Sip(SipHasher13::new_with_keys(k0, k1))
+            }
             HashFunction::Xxh3 => KeyHasher::Xxh3(Xxh3Sink {
                 seed: self.xxh3_seed(),
                 buf: [0; XXH3_GATHER],
@@ -192,6 +252,18 @@ impl HashKey {
             HashFunction::ParquetXxh64 => KeyHasher::Xxh64(xxhash_rust::xxh64::Xxh64::new(0)),
         }
     }
+}
+
+/// [`HashKey::digest_bytes`] out of line: the other functions' path of
+/// [`HashKey::digest_fixed`]. A call keeps the inlined default one compare
+/// and branch on the function (with `digest_bytes` inlined there, its
+/// four-way match became a jump table on the default's path too), and
+/// taking the key by value copies it only on this path (given its
+/// address, LLVM copied the key to the stack before the branch, on every
+/// call).
+#[inline(never)]
+fn digest_other(key: HashKey, bytes: &[u8]) -> Digest {
+    key.digest_bytes(bytes)
 }
 
 /// The streaming form of [`HashKey::digest_bytes`]: bytes written in any
@@ -296,26 +368,54 @@ impl fmt::Debug for HashKey {
 
 /// SipHash-1-3 with 64-bit output (Aumasson and Bernstein 2012; one
 /// compression round per 8-byte block, three finalisation rounds) of
-/// `bytes` under the key (`k0`, `k1`), in one pass: the value of
-/// `siphasher`'s `SipHasher13::hash` (tested), written out so that a key
-/// of a fixed length (an integer's 8 bytes) compiles to straight-line code
-/// with its length and tail folded, where the crate's general loop cost
-/// about 40 more instructions per `u64` key (`docs/design.md`, "Hashing").
+/// `bytes` from the key's initial state `v` (its [`HashKey`]'s `words`), in
+/// one pass: the value of `siphasher`'s `SipHasher13::hash` (tested),
+/// written out so that a key of a fixed length (an integer's 8 bytes)
+/// compiles to straight-line code with its length and tail folded, where
+/// the crate's general loop cost about 40 more instructions per `u64` key
+/// (`docs/design.md`, "Hashing"), and so that the key-dependent state is
+/// not recomputed per key.
 #[inline(always)]
-fn siphash13_64(k0: u64, k1: u64, bytes: &[u8]) -> u64 {
-    let mut v = [
-        k0 ^ 0x736f_6d65_7073_6575,
-        k1 ^ 0x646f_7261_6e64_6f6d,
-        k0 ^ 0x6c79_6765_6e65_7261,
-        k1 ^ 0x7465_6462_7974_6573,
-    ];
+fn siphash13_64(mut v: [u64; 4], bytes: &[u8]) -> u64 {
+    sip13_compress(&mut v, bytes);
+    v[2] ^= 0xff;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}
+
+/// SipHash-1-3 with 128-bit output of `bytes` from the state `v` (with
+/// the `0xee` of 128-bit mode in `v[1]`): `h1 | h2 << 64`, the value of
+/// `siphasher`'s `sip128::SipHasher13::hash(…).as_u128()` (tested).
+#[inline(always)]
+fn siphash13_128(mut v: [u64; 4], bytes: &[u8]) -> u128 {
+    sip13_compress(&mut v, bytes);
+    v[2] ^= 0xee;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    v[1] ^= 0xdd;
+    sip_round(&mut v);
+    sip_round(&mut v);
+    sip_round(&mut v);
+    let h2 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    u128::from(h1) | (u128::from(h2) << 64)
+}
+
+/// SipHash-1-3's compression of `bytes` into `v`: one round per 8-byte
+/// block, then one for the last block (the tail and the length's low
+/// byte).
+#[inline(always)]
+fn sip13_compress(v: &mut [u64; 4], bytes: &[u8]) {
     let mut blocks = bytes.chunks_exact(8);
     for block in &mut blocks {
         let mut word = [0u8; 8];
         word.copy_from_slice(block);
         let m = u64::from_le_bytes(word);
         v[3] ^= m;
-        sip_round(&mut v);
+        sip_round(v);
         v[0] ^= m;
     }
     // The tail byte by byte: a copy of a variable length would be a call.
@@ -324,13 +424,8 @@ fn siphash13_64(k0: u64, k1: u64, bytes: &[u8]) -> u64 {
         last |= u64::from(b) << (8 * i);
     }
     v[3] ^= last;
-    sip_round(&mut v);
+    sip_round(v);
     v[0] ^= last;
-    v[2] ^= 0xff;
-    sip_round(&mut v);
-    sip_round(&mut v);
-    sip_round(&mut v);
-    v[0] ^ v[1] ^ v[2] ^ v[3]
 }
 
 /// One SipRound.
@@ -425,7 +520,7 @@ mod tests {
         let mut msg = Vec::new();
         for len in 0..70u8 {
             let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&msg);
-            assert_eq!(siphash13_64(k0, k1, &msg), h1, "length {len}");
+            assert_eq!(siphash13_64(key.words, &msg), h1, "length {len}");
             let d = key.digest_bytes(&msg);
             assert_eq!(d, Digest::new(h1, mix64(h1 ^ k1)), "length {len}");
             // Its own function, not the 128-bit one's halves.
@@ -445,6 +540,109 @@ mod tests {
         sink.write(b"ali");
         sink.write(b"ce");
         assert_eq!(sink.digest(), key.digest_bytes(b"alice"));
+    }
+
+    /// The keys the SipHash tests run under: the reference's, the edges
+    /// and seeded ones.
+    fn sip_test_keys() -> Vec<(u64, u64)> {
+        let mut keys = vec![
+            (0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908),
+            (0, 0),
+            (u64::MAX, u64::MAX),
+            (u64::MAX, 0),
+        ];
+        keys.extend((1..5).map(|s| HashKey::from_seed(s).to_parts()));
+        keys
+    }
+
+    /// The state precomputed in the key gives `siphasher`'s values bit for
+    /// bit, for both functions that use SipHash, at every length up to 70,
+    /// in one pass, streamed and at fixed lengths.
+    #[test]
+    fn the_precomputed_sip_state_is_siphasher_bit_for_bit() {
+        for (k0, k1) in sip_test_keys() {
+            let key64 = HashKey::from_parts(k0, k1);
+            let key128 = key64.with_function(HashFunction::SipHash13);
+            assert_eq!(key128.function(), HashFunction::SipHash13);
+            assert_ne!(key128.words, key64.words);
+            assert_eq!(key128.to_parts(), (k0, k1));
+            assert_eq!(key64.to_parts(), (k0, k1));
+            assert_eq!(
+                key128.with_function(HashFunction::SipHash13x64).words,
+                key64.words
+            );
+            let mut msg = Vec::new();
+            for len in 0..=70usize {
+                let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&msg);
+                let d = key64.digest_bytes(&msg);
+                assert_eq!(d, Digest::new(h1, mix64(h1 ^ k1)), "{k0:x} {len}");
+                let wide = SipHasher13::new_with_keys(k0, k1).hash(&msg).as_u128();
+                assert_eq!(key128.digest_bytes(&msg).to_u128(), wide, "{k0:x} {len}");
+                assert_eq!(wide, reference_siphash13_128(k0, k1, &msg), "{len}");
+                for key in [key64, key128] {
+                    let mut sink = key.hasher();
+                    sink.write(&msg[..len / 3]);
+                    sink.write(&msg[len / 3..]);
+                    assert_eq!(sink.digest(), key.digest_bytes(&msg), "{len}");
+                }
+                msg.push((len as u8).wrapping_mul(37) ^ k0 as u8);
+            }
+            macro_rules! fixed {
+                ($($n:literal)*) => {$(
+                    let bytes: [u8; $n] =
+                        std::array::from_fn(|i| (i as u8).wrapping_mul(101) ^ k1 as u8);
+                    let h1 = SipHasher13x64::new_with_keys(k0, k1).hash(&bytes);
+                    assert_eq!(key64.digest_fixed(&bytes).h1(), h1, "{}", $n);
+                    for key in [key64, key128] {
+                        assert_eq!(key.digest_fixed(&bytes), key.digest_bytes(&bytes), "{}", $n);
+                    }
+                )*};
+            }
+            fixed!(0 1 4 7 8 9 15 16 17 24 64 70);
+        }
+    }
+
+    /// Equality and `Hash` are those of the key bits and the function
+    /// alone (the derived ones of the fields before the SipHash state was
+    /// kept), and the `const` constructors still are.
+    #[test]
+    fn equality_and_hash_are_the_key_bits_and_the_function() {
+        use std::hash::DefaultHasher;
+        const KEY: HashKey = HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13);
+        assert_eq!(KEY.to_parts(), (1, 2));
+        // The state and the function: five words at most.
+        assert!(std::mem::size_of::<HashKey>() <= 40);
+        assert_eq!(
+            KEY,
+            HashKey::from_parts(1, 2).with_function(HashFunction::SipHash13)
+        );
+        for &f in HashFunction::ALL {
+            for (k0, k1) in sip_test_keys() {
+                let key = HashKey::from_parts(k0, k1).with_function(f);
+                let (a, b) = key.to_parts();
+                let mut h = DefaultHasher::new();
+                key.hash(&mut h);
+                let mut g = DefaultHasher::new();
+                a.hash(&mut g);
+                b.hash(&mut g);
+                f.hash(&mut g);
+                assert_eq!(h.finish(), g.finish(), "{f}");
+                assert_eq!(key, HashKey::from_parts(a, b).with_function(f));
+                let bits = if f == HashFunction::ParquetXxh64 {
+                    (0, 0)
+                } else {
+                    (k0, k1)
+                };
+                assert_eq!((a, b), bits, "{f}");
+                assert_eq!(
+                    HashKey::from_le_bytes(key.to_le_bytes()).with_function(f),
+                    key
+                );
+                for &other in HashFunction::ALL {
+                    assert_eq!(key == key.with_function(other), other == f, "{f} {other}");
+                }
+            }
+        }
     }
 
     #[test]

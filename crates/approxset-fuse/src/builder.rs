@@ -5,7 +5,7 @@ use approxset_core::{BuildOptions, Digest, Error, Key, Result};
 
 use crate::BinaryFuseFilter;
 use crate::construct::{self, Keys, MAX_ATTEMPTS, Settings};
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{Cells, Fingerprint};
 use crate::layout::Layout;
 
 /// The least false-positive rate a filter reaches: 2⁻³², with 32-bit
@@ -182,7 +182,7 @@ impl FuseBuilder {
         ) -> Result<BinaryFuseFilter> {
             let built = construct::build::<F, K>(keys, state, settings)?;
             Ok(BinaryFuseFilter {
-                cells: F::wrap(built.cells),
+                cells: Cells::new(built.layout, built.cells)?,
                 layout: built.layout,
                 seed: built.seed,
                 key,

@@ -5,7 +5,7 @@ use std::fmt;
 use approxset_core::{Digest, HashKey, Value};
 
 use crate::construct::fuse_hash;
-use crate::fingerprint::{CellRead, Cells, CellsView, Fingerprint, with_cells, with_view};
+use crate::fingerprint::{Cells, CellsView};
 use crate::layout::Layout;
 
 /// A binary fuse filter (Graf and Lemire, 2022): the smallest filter of
@@ -54,61 +54,10 @@ approxset_core::static_filter_view!(
     layout: Layout,
 );
 
-/// Whether the key of fuse hash `hash` may be in `cells`: three reads,
-/// XOR, compare.
-#[inline(always)]
-fn lookup<S: CellRead + ?Sized>(cells: &S, layout: Layout, hash: u64) -> bool {
-    let [a, b, c] = layout.positions(hash);
-    S::F::from_hash(hash) ^ cells.cell(a) ^ cells.cell(b) ^ cells.cell(c) == S::F::default()
-}
-
-/// [`lookup`] of every digest, the width, layout and seed hoisted out of
-/// the loop.
-#[inline(always)]
-fn lookup_all<S: CellRead + ?Sized>(
-    cells: &S,
-    layout: Layout,
-    seed: u64,
-    digests: &[Digest],
-    out: &mut Vec<bool>,
-) {
-    out.extend(
-        digests
-            .iter()
-            .map(|d| lookup(cells, layout, fuse_hash(d.h1(), seed))),
-    );
-}
-
-/// The lookups of the owned array: the width picked by one predictable
-/// branch, then the generic code.
-impl Cells {
-    #[inline(always)]
-    fn contains(&self, layout: Layout, hash: u64) -> bool {
-        with_cells!(self, c => lookup(&c[..], layout, hash))
-    }
-
-    #[inline(always)]
-    fn contains_all(&self, layout: Layout, seed: u64, digests: &[Digest], out: &mut Vec<bool>) {
-        with_cells!(self, c => lookup_all(&c[..], layout, seed, digests, out))
-    }
-}
-
-/// The same lookups over the saved bytes.
-impl CellsView<'_> {
-    #[inline(always)]
-    fn contains(&self, layout: Layout, hash: u64) -> bool {
-        with_view!(*self, c => lookup(&c, layout, hash))
-    }
-
-    #[inline(always)]
-    fn contains_all(&self, layout: Layout, seed: u64, digests: &[Digest], out: &mut Vec<bool>) {
-        with_view!(*self, c => lookup_all(&c, layout, seed, digests, out))
-    }
-}
-
 /// The lookups and accessors of the filter and of its view, written once
-/// over their common fields (`cells`, with `contains`, `contains_all`,
-/// `bits` and `memory_bytes`; `layout`, `seed`, `key`, `len`).
+/// over their common fields (`cells`, the fingerprint table checked
+/// against its layout, with `contains`, `contains_all`, `bits` and
+/// `memory_bytes`; `layout`, `seed`, `key`, `len`).
 macro_rules! fuse_methods {
     () => {
         approxset_core::key_methods!(contains);
@@ -119,8 +68,7 @@ macro_rules! fuse_methods {
         // (a benchmark's, an SSTable probe's) otherwise pays a call on.
         #[inline(always)]
         pub fn contains_digest(&self, digest: Digest) -> bool {
-            self.cells
-                .contains(self.layout, fuse_hash(digest.h1(), self.seed))
+            self.cells.contains(fuse_hash(digest.h1(), self.seed))
         }
 
         /// [`contains_digest`](Self::contains_digest) of every digest, into
@@ -128,8 +76,7 @@ macro_rules! fuse_methods {
         pub fn contains_digests(&self, digests: &[Digest], out: &mut Vec<bool>) {
             out.clear();
             out.reserve(digests.len());
-            self.cells
-                .contains_all(self.layout, self.seed, digests, out);
+            self.cells.contains_all(self.seed, digests, out);
         }
 
         approxset_core::static_filter_methods!(

@@ -162,7 +162,10 @@ impl Layout {
     /// The three cells of a key's fuse hash, one in each of segments
     /// `s`, `s + 1`, `s + 2`: the first is `⌊hash·c·L / 2⁶⁴⌋`, the others
     /// the same offset in the next segments with bits 18… and 0… of the
-    /// hash XORed into it. Always `p₀ < p₁ < p₂ < (c + 2)·L`.
+    /// hash XORed into it. Always `p₀ < p₁ < p₂ < (c + 2)·L`, for every
+    /// hash and every layout [`new`](Self::new) made (`L` a power of two,
+    /// `c·L` the range of `p₀`): the bound the fingerprint tables' unchecked
+    /// reads rely on.
     #[inline(always)]
     pub(crate) fn positions(self, hash: u64) -> [usize; 3] {
         let h0 = ((u128::from(hash) * u128::from(self.count_length)) >> 64) as u64;

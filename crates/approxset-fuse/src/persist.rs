@@ -28,8 +28,8 @@ impl BinaryFuseFilter {
             is not a power of two up to 2¹⁸, no segments, an array length other than \
             `(c + 2)·L` or past 2³² − 1 cells, more keys than cells, or a payload of the \
             wrong size.",
-        cells = |saved| Cells::from_le(saved.fields[0], saved.payload),
-        CellsView::new(saved.fields[0], saved.payload),
+        cells = |saved| Cells::from_le(saved.layout, saved.fields[0], saved.payload)?,
+        CellsView::new(saved.layout, saved.fields[0], saved.payload)?,
     );
 }
 
