@@ -6,7 +6,9 @@
 //! operations, and the version orders them. Writer ([`Version::begin`],
 //! the stores, [`Version::end`]): `version = v + 1` (Relaxed), a `Release`
 //! fence, the stores (Relaxed), then `version = v + 2` with `Release`.
-//! Reader ([`Version::read`]): `v1 = version` with `Acquire`, the loads,
+//! Reader ([`Version::read`], after a first try of the loads alone whose
+//! answer it keeps only when that answer needs no check, such as a
+//! lookup's "present"): `v1 = version` with `Acquire`, the loads,
 //! an `Acquire` fence, `v2 = version` (Relaxed); the answer stands when
 //! `v1 == v2` and `v1` is even. If a load saw a store of the writer's, the
 //! writer's release fence before that store synchronizes with the
@@ -64,13 +66,24 @@ impl Version {
 
     /// What `read` returns, taken between two sections of writes; `done`
     /// says whether an answer stands without that check (a lookup's
-    /// "present", which no move can make false). The version is read
-    /// before the words on every try, so an answer needs one read of them
-    /// when no write overlapped it. A try that overlaps a write is
-    /// repeated: the writer holds the lock and will finish; every 64th
-    /// try yields the core to it in case it was taken off one.
+    /// "present", which no move can make false).
+    ///
+    /// The first try reads the words alone, without the version: an answer
+    /// `done` accepts is returned at once, so a lookup that finds its key
+    /// touches no line the writers store to (the version's line moves to
+    /// the writer's core on every section of writes, and reading it on
+    /// every lookup made each reader on another core wait for it). Any
+    /// other answer is taken again between two reads of the version, so
+    /// an answer not `done` needs two reads of the words when no write
+    /// overlapped it. A try that overlaps a write is repeated: the writer
+    /// holds the lock and will finish; every 64th try yields the core to
+    /// it in case it was taken off one.
     #[inline(always)]
     pub fn read<T: Copy>(&self, mut read: impl FnMut() -> T, done: impl Fn(T) -> bool) -> T {
+        let first = read();
+        if done(first) {
+            return first;
+        }
         let mut spins = 0u32;
         loop {
             let before = self.0.load(Ordering::Acquire);

@@ -158,24 +158,25 @@ impl SharedCuckoo {
     #[inline(always)]
     fn read<T: Copy>(
         &self,
-        read: impl Fn(&Table<&AtomicWords>, Option<Victim>) -> T,
+        read: impl Fn(&Table<&AtomicWords>, &Self) -> T,
         done: impl Fn(T) -> bool,
     ) -> T {
         let table = self.table();
-        self.guard
-            .version
-            .read(|| read(&table, self.victim()), done)
+        self.guard.version.read(|| read(&table, self), done)
     }
 
     #[inline(always)]
     fn contains<W: Width>(&self, digest: Digest) -> bool {
         let (fp, i1, i2) = bucket::locate::<W>(digest, self.buckets);
         self.read(
-            |table, victim| {
+            |table, shard| {
                 let b1 = table.bucket::<W>(i1);
                 let b2 = table.bucket::<W>(i2);
+                // The stash (on the version's line) only when the buckets
+                // do not hold it: a hit reads no line the writer stores to
+                // around its moves.
                 (W::matching(b1, fp) | W::matching(b2, fp)) != W::ZERO
-                    || stash_holds(victim, fp, i1, i2)
+                    || stash_holds(shard.victim(), fp, i1, i2)
             },
             |found| found,
         )
@@ -185,7 +186,7 @@ impl SharedCuckoo {
     fn copies<W: Width>(&self, digest: Digest) -> u32 {
         // Counted afresh until no move overlapped the count.
         self.read(
-            |table, victim| copies_in::<W, _>(table, victim, digest).0,
+            |table, shard| copies_in::<W, _>(table, shard.victim(), digest).0,
             |_| false,
         )
     }
