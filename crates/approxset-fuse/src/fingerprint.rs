@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::BitXor;
+use std::ops::{BitXor, Deref};
 
 use approxset_core::{Digest, Error, Result};
 
@@ -97,23 +97,8 @@ pub(crate) trait CellRead {
     unsafe fn get(&self, i: usize) -> Self::F;
 }
 
-impl<F: Fingerprint> CellRead for Box<[F]> {
-    type F = F;
-
-    #[inline(always)]
-    fn len(&self) -> usize {
-        (**self).len()
-    }
-
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn get(&self, i: usize) -> F {
-        // SAFETY: the caller promises `i < self.len()`, the slice's length.
-        unsafe { *(**self).get_unchecked(i) }
-    }
-}
-
-impl<F: Fingerprint> CellRead for &[F] {
+/// The filter's own cells: a boxed slice, or a borrowed one.
+impl<F: Fingerprint, S: Deref<Target = [F]>> CellRead for S {
     type F = F;
 
     #[inline(always)]
