@@ -379,10 +379,7 @@ impl fmt::Debug for HashKey {
 fn siphash13_64(mut v: [u64; 4], bytes: &[u8]) -> u64 {
     sip13_compress(&mut v, bytes);
     v[2] ^= 0xff;
-    sip_round(&mut v);
-    sip_round(&mut v);
-    sip_round(&mut v);
-    v[0] ^ v[1] ^ v[2] ^ v[3]
+    sip_finalise(&mut v)
 }
 
 /// SipHash-1-3 with 128-bit output of `bytes` from the state `v` (with
@@ -392,15 +389,9 @@ fn siphash13_64(mut v: [u64; 4], bytes: &[u8]) -> u64 {
 fn siphash13_128(mut v: [u64; 4], bytes: &[u8]) -> u128 {
     sip13_compress(&mut v, bytes);
     v[2] ^= 0xee;
-    sip_round(&mut v);
-    sip_round(&mut v);
-    sip_round(&mut v);
-    let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    let h1 = sip_finalise(&mut v);
     v[1] ^= 0xdd;
-    sip_round(&mut v);
-    sip_round(&mut v);
-    sip_round(&mut v);
-    let h2 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    let h2 = sip_finalise(&mut v);
     u128::from(h1) | (u128::from(h2) << 64)
 }
 
@@ -426,6 +417,16 @@ fn sip13_compress(v: &mut [u64; 4], bytes: &[u8]) {
     v[3] ^= last;
     sip_round(v);
     v[0] ^= last;
+}
+
+/// SipHash-1-3's three finalisation rounds, then the state folded into
+/// 64 bits.
+#[inline(always)]
+fn sip_finalise(v: &mut [u64; 4]) -> u64 {
+    sip_round(v);
+    sip_round(v);
+    sip_round(v);
+    v[0] ^ v[1] ^ v[2] ^ v[3]
 }
 
 /// One SipRound.

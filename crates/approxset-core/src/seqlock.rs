@@ -73,17 +73,33 @@ impl Version {
     /// touches no line the writers store to (the version's line moves to
     /// the writer's core on every section of writes, and reading it on
     /// every lookup made each reader on another core wait for it). Any
-    /// other answer is taken again between two reads of the version, so
-    /// an answer not `done` needs two reads of the words when no write
-    /// overlapped it. A try that overlaps a write is repeated: the writer
-    /// holds the lock and will finish; every 64th try yields the core to
-    /// it in case it was taken off one.
+    /// other answer is taken again as [`read_checked`](Self::read_checked)
+    /// takes it, so an answer not `done` needs two reads of the words when
+    /// no write overlapped it.
     #[inline(always)]
     pub fn read<T: Copy>(&self, mut read: impl FnMut() -> T, done: impl Fn(T) -> bool) -> T {
         let first = read();
         if done(first) {
             return first;
         }
+        self.checked(read, done)
+    }
+
+    /// What `read` returns, taken between two sections of writes, every
+    /// answer checked (a count, which a move can make too small): one read
+    /// of the words when no write overlapped it.
+    #[inline(always)]
+    pub fn read_checked<T: Copy>(&self, read: impl FnMut() -> T) -> T {
+        self.checked(read, |_| false)
+    }
+
+    /// The checked reads of [`read`](Self::read): the version before the
+    /// words, then again after an acquire fence, until the two agree and are
+    /// even or `done` accepts the answer. A try that overlaps a write is
+    /// repeated: the writer holds the lock and will finish; every 64th try
+    /// yields the core to it in case it was taken off one.
+    #[inline(always)]
+    fn checked<T: Copy>(&self, mut read: impl FnMut() -> T, done: impl Fn(T) -> bool) -> T {
         let mut spins = 0u32;
         loop {
             let before = self.0.load(Ordering::Acquire);

@@ -152,31 +152,20 @@ impl SharedCuckoo {
         })
     }
 
-    /// `read` of the slots and stash, taken between two sections of moves
-    /// (the module's comment); `done(answer)` says whether an answer
-    /// stands without that check (a lookup's "present").
-    #[inline(always)]
-    fn read<T: Copy>(
-        &self,
-        read: impl Fn(&Table<&AtomicWords>, &Self) -> T,
-        done: impl Fn(T) -> bool,
-    ) -> T {
-        let table = self.table();
-        self.guard.version.read(|| read(&table, self), done)
-    }
-
     #[inline(always)]
     fn contains<W: Width>(&self, digest: Digest) -> bool {
         let (fp, i1, i2) = bucket::locate::<W>(digest, self.buckets);
-        self.read(
-            |table, shard| {
+        let table = self.table();
+        // Read between two sections of moves unless found (the module's
+        // comment). The stash (on the version's line) only when the
+        // buckets do not hold it: a hit reads no line the writer stores to
+        // around its moves.
+        self.guard.version.read(
+            || {
                 let b1 = table.bucket::<W>(i1);
                 let b2 = table.bucket::<W>(i2);
-                // The stash (on the version's line) only when the buckets
-                // do not hold it: a hit reads no line the writer stores to
-                // around its moves.
                 (W::matching(b1, fp) | W::matching(b2, fp)) != W::ZERO
-                    || stash_holds(shard.victim(), fp, i1, i2)
+                    || stash_holds(self.victim(), fp, i1, i2)
             },
             |found| found,
         )
@@ -185,10 +174,10 @@ impl SharedCuckoo {
     #[inline(always)]
     fn copies<W: Width>(&self, digest: Digest) -> u32 {
         // Counted afresh until no move overlapped the count.
-        self.read(
-            |table, shard| copies_in::<W, _>(table, shard.victim(), digest).0,
-            |_| false,
-        )
+        let table = self.table();
+        self.guard
+            .version
+            .read_checked(|| copies_in::<W, _>(&table, self.victim(), digest).0)
     }
 
     /// The writer's view of the slots: the shard's lock must be held.

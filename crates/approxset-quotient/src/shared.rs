@@ -158,20 +158,6 @@ impl SharedQuotient {
         self.tables.iter().map_while(OnceLock::get)
     }
 
-    /// The first table that holds the digest's fingerprint, with its
-    /// count, read between two writes (the module's comment); `done`
-    /// says whether an answer stands without that check.
-    #[inline(always)]
-    fn read(
-        &self,
-        digest: Digest,
-        done: impl Fn(Option<(usize, u64)>) -> bool,
-    ) -> Option<(usize, u64)> {
-        self.guard
-            .version
-            .read(|| find(self.published(), digest), done)
-    }
-
     /// Table `i` as its writer changes it (the shard's lock held).
     fn writing<'a>(&'a self, local: &QuotientLocal, i: usize) -> Table<Writer<'a>> {
         let t = self.tables[i].get().expect("a published table");
@@ -313,12 +299,23 @@ impl ShardFilter for QuotientFilter {
 
     #[inline]
     fn contains_shared(shared: &SharedQuotient, digest: Digest) -> bool {
-        shared.read(digest, |found| found.is_some()).is_some()
+        // The first table that holds the fingerprint, read between two
+        // writes unless found (the module's comment).
+        shared
+            .guard
+            .version
+            .read(|| find(shared.published(), digest), |found| found.is_some())
+            .is_some()
     }
 
     #[inline]
     fn count_shared(shared: &SharedQuotient, digest: Digest) -> Count {
-        match shared.read(digest, |_| false) {
+        // Every count checked: a shift can make it too small.
+        let found = shared
+            .guard
+            .version
+            .read_checked(|| find(shared.published(), digest));
+        match found {
             None => Count::AtMost(0),
             Some((_, c)) => u32::try_from(c).map_or(Count::AtLeast(u32::MAX), Count::AtMost),
         }
