@@ -13,13 +13,17 @@
 //! qfilter rounds its slots up to a power of two, so at n = 10⁶ it has 2²¹
 //! slots, about half full (19 bits per key), where our filter is sized to
 //! 95 %: the `approxset-quotient-qfilter-load` rows size ours for qfilter's
-//! capacity at n, the same load, to separate the load from the code.
+//! capacity at n, the same load, to separate the load from the code; the
+//! `approxset-quotient-foldhash` rows hash with qfilter's unkeyed
+//! foldhash instead of our keyed SipHash, to separate the hash.
 //!
 //! For instruction counts (a noisy machine), `APPROXSET_ICOUNT=MODE` runs
 //! one operation over 10⁵ keys once, without criterion, to be counted
 //! under `valgrind --tool=cachegrind --cache-sim=no`: modes
-//! `{quotient,qload,qfilter}-{fill,hit,miss,remove,churn}` (`qload`:
-//! ours sized for qfilter's capacity, at its load; `churn`: remove then
+//! `{quotient,qload,qfold,qfilter}-{fill,hit,miss,remove,churn}` (`qload`:
+//! ours sized for qfilter's capacity, at its load; `qfold`: ours hashing
+//! with qfilter's hash, as the `approxset-quotient-foldhash` rows do;
+//! `churn`: remove then
 //! re-insert each key, the filter full throughout); subtract `-fill` from
 //! the others (they fill first) and divide by 10⁵.
 
@@ -27,6 +31,8 @@
 mod common;
 
 use common::{Keys, Subject};
+use std::hash::BuildHasher;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const FP: f64 = 0.01;
@@ -47,6 +53,33 @@ impl Subject for Q {
     #[inline]
     fn del(&mut self, key: &u64) {
         let _ = self.0.remove(key);
+    }
+}
+
+/// Our quotient filter hashing with qfilter's own hash of the key
+/// (`StableBuildHasher`: foldhash, a fixed seed, no key) instead of the
+/// keyed SipHash digest: the two tables' code under the same hash.
+struct Fold(approxset::QuotientFilter);
+
+/// qfilter's hash of `key`, as a digest (the quotient filter reads `h1`).
+#[inline]
+fn fold(key: &u64) -> approxset::Digest {
+    approxset::Digest::new(qfilter::StableBuildHasher.hash_one(key), 0)
+}
+
+impl Subject for Fold {
+    const DELETES: bool = true;
+    #[inline]
+    fn put(&mut self, key: &u64) -> bool {
+        self.0.insert_digest(fold(key)).is_ok()
+    }
+    #[inline]
+    fn has(&self, key: &u64) -> bool {
+        self.0.contains_digest(fold(key))
+    }
+    #[inline]
+    fn del(&mut self, key: &u64) {
+        let _ = self.0.remove_digest(fold(key));
     }
 }
 
@@ -73,6 +106,16 @@ fn icount(mode: &str) {
                 .seed(1)
                 .expected_items(if name == "qload" { qfilter_capacity } else { n })
                 .unwrap(),
+            op,
+            &keys,
+        ),
+        "qfold" => icount_op(
+            Fold(
+                approxset::QuotientFilter::with_fp_rate(FP)
+                    .seed(1)
+                    .expected_items(n)
+                    .unwrap(),
+            ),
             op,
             &keys,
         ),
@@ -140,6 +183,8 @@ fn bench(c: &mut Criterion) {
                 .unwrap()
         };
         run(c, "approxset-quotient-qfilter-load", at_its_load, &keys);
+        let folded = || Fold(quotient());
+        run(c, "approxset-quotient-foldhash", folded, &keys);
         let q = || Q(qfilter::Filter::new(n as u64, FP).unwrap());
         run(c, "qfilter", q, &keys);
         let cuckoo = || {

@@ -151,32 +151,6 @@ impl BlockOp for Insert<'_> {
 #[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
 mod dispatch {
     use super::BlockOp;
-    use std::sync::atomic::{AtomicU8, Ordering};
-
-    /// Whether this processor has AVX2, detected once: 0 unknown, 1 no,
-    /// 2 yes.
-    static AVX2: AtomicU8 = AtomicU8::new(0);
-
-    /// Whether this processor has AVX2: one relaxed load once detected,
-    /// inlined into every lookup (a call per lookup cost more than the
-    /// lookup).
-    #[inline(always)]
-    pub(super) fn has_avx2() -> bool {
-        match AVX2.load(Ordering::Relaxed) {
-            2 => true,
-            1 => false,
-            _ => detect_avx2(),
-        }
-    }
-
-    /// The first call's detection, cached in [`AVX2`].
-    #[cold]
-    #[inline(never)]
-    fn detect_avx2() -> bool {
-        let yes = std::is_x86_feature_detected!("avx2");
-        AVX2.store(1 + u8::from(yes), Ordering::Relaxed);
-        yes
-    }
 
     /// `op` compiled for AVX2 (the 32-bit lane multiply and per-lane
     /// shifts).
@@ -205,7 +179,7 @@ mod dispatch {
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(super) fn run<O: BlockOp>(op: O, avx2: bool) -> O::Out {
-        if avx2 && has_avx2() {
+        if avx2 && approxset_core::cpu::has_avx2() {
             // SAFETY: `apply_avx2` needs AVX2, and `has_avx2` has just
             // found it on this processor (`is_x86_feature_detected!`,
             // cached); the function's body is safe code with no other
@@ -313,7 +287,10 @@ mod tests {
         // second call reads the cache).
         #[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
         for _ in 0..2 {
-            assert_eq!(dispatch::has_avx2(), std::is_x86_feature_detected!("avx2"));
+            assert_eq!(
+                approxset_core::cpu::has_avx2(),
+                std::is_x86_feature_detected!("avx2")
+            );
         }
         let mut state = 0x5B_BF00;
         let (mut hits, mut misses) = (0, 0);

@@ -37,6 +37,7 @@
 pub mod atomic;
 mod batch;
 mod concurrent;
+pub mod cpu;
 mod error;
 mod extensions;
 pub mod format;

@@ -71,6 +71,78 @@ pub(crate) fn select_or_count(w: u64, k: u32) -> Result<u32, u32> {
     Ok(8 * byte + u32::from(SELECT_IN_BYTE[b][(k - before) as usize]))
 }
 
+/// How a lookup finds the `k`-th set bit of a word ([`select_or_count`]'s
+/// contract): with plain arithmetic ([`Portable`]), or with PDEP where the
+/// processor has a fast one ([`Pdep`]), in the build [`Pdep::run`]
+/// compiles for it.
+pub(crate) trait Select: Copy {
+    /// As [`select_or_count`].
+    fn select_or_count(self, w: u64, k: u32) -> Result<u32, u32>;
+}
+
+/// [`select_or_count`] itself: any processor.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Portable;
+
+impl Select for Portable {
+    #[inline(always)]
+    fn select_or_count(self, w: u64, k: u32) -> Result<u32, u32> {
+        select_or_count(w, k)
+    }
+}
+
+/// Proof that the processor has POPCNT, BMI1 and a fast BMI2 PDEP (only
+/// [`Pdep::detect`] makes one), and the build of a lookup compiled for
+/// them: there the set bits are counted by one POPCNT and the `k`-th is
+/// found by PDEP of `1 << (k − 1)` into the word and a trailing-zero count.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pdep(());
+
+#[cfg(target_arch = "x86_64")]
+impl Pdep {
+    /// A `Pdep` when this processor has a fast PDEP
+    /// ([`approxset_core::cpu::has_fast_pdep`], cached).
+    #[inline(always)]
+    pub(crate) fn detect() -> Option<Self> {
+        approxset_core::cpu::has_fast_pdep().then_some(Self(()))
+    }
+
+    /// `f` compiled with POPCNT, BMI1 and BMI2 enabled, so that the
+    /// selects and counts inlined into it use them.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn run<T>(self, f: impl FnOnce() -> T) -> T {
+        /// # Safety
+        /// The processor must have POPCNT, BMI1 and BMI2. (An `unsafe fn`:
+        /// a safe `#[target_feature]` one needs Rust 1.86, past the MSRV.)
+        #[target_feature(enable = "popcnt,bmi1,bmi2")]
+        #[inline(never)]
+        unsafe fn with_bmi2<T>(f: impl FnOnce() -> T) -> T {
+            f()
+        }
+        // SAFETY: a `Pdep` exists only when `has_fast_pdep` found POPCNT,
+        // BMI1 and BMI2 on this processor; the body is safe code.
+        unsafe { with_bmi2(f) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Select for Pdep {
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn select_or_count(self, w: u64, k: u32) -> Result<u32, u32> {
+        debug_assert!(k >= 1);
+        let total = w.count_ones();
+        if total < k {
+            return Err(total);
+        }
+        // SAFETY: `self` proves the processor has BMI2 (`Pdep::detect`).
+        let bit = unsafe { std::arch::x86_64::_pdep_u64(1 << (k - 1), w) };
+        Ok(bit.trailing_zeros())
+    }
+}
+
 /// `NIBBLE[o | r << 4]`: over four slots whose occupied bits are `o` and
 /// run-end bits `r`, where the count of pending runs goes (each slot adds
 /// its occupied bit, then takes its run-end bit): the lowest it is at the
@@ -150,6 +222,31 @@ mod tests {
                 assert_eq!(select_or_count(w, w.count_ones() + 1), Err(w.count_ones()));
             }
         }
+    }
+
+    /// The PDEP select against the portable one, where the processor has
+    /// a fast PDEP (else there is nothing to compare).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn pdep_select_matches_the_portable_one() {
+        let Some(pdep) = Pdep::detect() else { return };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        pdep.run(|| {
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                for w in [x, x & (x >> 1), x | (x << 3), u64::MAX, 1 << 63, 1, 0] {
+                    for k in 1..=66 {
+                        assert_eq!(
+                            pdep.select_or_count(w, k),
+                            select_or_count(w, k),
+                            "{w:#x} {k}"
+                        );
+                    }
+                }
+            }
+        });
     }
 
     #[test]

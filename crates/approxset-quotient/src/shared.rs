@@ -38,7 +38,7 @@ use approxset_core::{Count, Digest, Error, HashKey, Removal, Result};
 
 use crate::QuotientFilter;
 use crate::bits::Store;
-use crate::filter::{Located, find, locate, next_table};
+use crate::filter::{Located, find, holds, locate, next_table};
 use crate::sizing::{Plan, limit};
 use crate::table::{Table, data_words, offset_words};
 use crate::update::Scratch;
@@ -304,8 +304,7 @@ impl ShardFilter for QuotientFilter {
         shared
             .guard
             .version
-            .read(|| find(shared.published(), digest), |found| found.is_some())
-            .is_some()
+            .read(|| holds(shared.published(), digest), |found| found)
     }
 
     #[inline]

@@ -14,7 +14,7 @@
 
 use approxset_core::format::Words;
 
-use crate::bits::{mask, nibble_step, select_or_count};
+use crate::bits::{Portable, Select, mask, nibble_step};
 use crate::codec;
 
 /// An offset this large is stored as this, and computed when read.
@@ -144,7 +144,9 @@ impl<S: Words> Table<S> {
         }
         let mut o = self.stored_offset(from) as usize;
         for k in from + 1..=b {
-            o = self.covered_with(k * 64 - 1, o).saturating_sub(k * 64);
+            o = self
+                .covered_with(Portable, k * 64 - 1, o)
+                .saturating_sub(k * 64);
         }
         o
     }
@@ -154,11 +156,11 @@ impl<S: Words> Table<S> {
     /// `x` is in use exactly when this is above `x`.
     #[inline]
     pub(crate) fn covered_to(&self, x: usize) -> usize {
-        self.covered_with(x, self.offset(x / 64))
+        self.covered_with(Portable, x, self.offset(x / 64))
     }
 
     #[inline(always)]
-    fn covered_with(&self, x: usize, offset: usize) -> usize {
+    fn covered_with(&self, sel: impl Select, x: usize, offset: usize) -> usize {
         let b = x / 64;
         let s = b * 64;
         let keep = u64::MAX >> (63 - (x - s));
@@ -167,14 +169,14 @@ impl<S: Words> Table<S> {
         if d == 0 {
             return from;
         }
-        self.nth_runend(from, d as usize)
+        self.nth_runend(sel, from, d as usize)
             .map_or(self.slots(), |p| p + 1)
     }
 
     /// The `d`-th (from 1) run end at or after slot `x`, if the table has
     /// that many.
     #[inline(always)]
-    pub(crate) fn nth_runend(&self, x: usize, mut d: usize) -> Option<usize> {
+    pub(crate) fn nth_runend(&self, sel: impl Select, x: usize, mut d: usize) -> Option<usize> {
         let mut blk = x / 64;
         if blk >= self.blocks {
             return None;
@@ -182,7 +184,7 @@ impl<S: Words> Table<S> {
         let mut w = self.runends(blk) & (u64::MAX << (x % 64));
         loop {
             // (A word has at most 64 set bits, so 65 stands for any more.)
-            match select_or_count(w, d.min(65) as u32) {
+            match sel.select_or_count(w, d.min(65) as u32) {
                 Ok(p) => return Some(blk * 64 + p as usize),
                 Err(n) => d -= n as usize,
             }
@@ -365,7 +367,7 @@ impl<S: Words> Table<S> {
         if (occ >> bit) & 1 == 0 {
             return 0;
         }
-        let end = self.covered_with(q, self.offset(b));
+        let end = self.covered_with(Portable, q, self.offset(b));
         let start = self.run_start(q, end);
         match end.saturating_sub(start) {
             1 => u64::from(self.rem(start) == rem),
@@ -375,6 +377,38 @@ impl<S: Words> Table<S> {
             }
             _ => self.place(q, rem).count,
         }
+    }
+
+    /// Whether fingerprint `(q, rem)` is stored: `count(q, rem) > 0`, read
+    /// without the codec. A run's first slot starts an entry, entries
+    /// ascend by remainder, and a counter (see `codec.rs`) opens with a
+    /// value below its remainder, or with 0 when its remainder is 0 (then
+    /// the run's first entry). So while the slots ascend from a first
+    /// slot that is not 0, each is an entry's first or the second copy of
+    /// the one before, and the first that reaches `rem` answers; a slot
+    /// that falls (a counter) leaves the answer to [`count`](Self::count).
+    /// `sel` finds the run's end.
+    #[inline]
+    pub(crate) fn contains(&self, sel: impl Select, q: usize, rem: u64) -> bool {
+        let (b, bit) = (q / 64, q % 64);
+        if (self.occupieds(b) >> bit) & 1 == 0 {
+            return false;
+        }
+        let end = self.covered_with(sel, q, self.offset(b));
+        let start = self.run_start(q, end);
+        // The least value the next slot may hold while the run ascends.
+        let mut low = u64::from(rem > 0);
+        for x in start..end {
+            let v = self.rem(x);
+            if v < low {
+                return self.count(q, rem) > 0;
+            }
+            if v >= rem {
+                return v == rem;
+            }
+            low = v;
+        }
+        false
     }
 
     /// Calls `f(fingerprint, count)` for every entry, in ascending order of

@@ -6,6 +6,9 @@ use approxset_core::{Count, Digest, Removal};
 use proptest::prelude::*;
 
 use crate::QuotientFilter;
+#[cfg(target_arch = "x86_64")]
+use crate::bits::Pdep;
+use crate::bits::Portable;
 
 fn filter(n: usize, p: f64) -> QuotientFilter {
     QuotientFilter::with_fp_rate(p)
@@ -302,4 +305,47 @@ fn settle_matches_a_slot_by_slot_scan() {
     }
     // The table is full enough that some searches cross several words.
     assert!(checked > 0);
+}
+
+/// `Table::contains`, the codec-free membership test, against the count
+/// for every fingerprint of coarse tables (2- to 7-bit remainders: many
+/// zero remainders, counters that open with 0 and with a smaller value)
+/// holding keys inserted up to 40 times each.
+#[test]
+fn contains_matches_the_count_for_every_fingerprint() {
+    let mut counters = 0;
+    for p in [0.5, 0.2, 0.01] {
+        let mut f = filter(300, p);
+        for i in 0..300u32 {
+            for _ in 0..=(i * 7) % 41 {
+                f.insert(&i).unwrap();
+            }
+        }
+        f.check_invariants();
+        for t in &f.tables {
+            for q in 0..t.home {
+                let mut in_run = 0;
+                for rem in 0..1u64 << t.bits {
+                    let c = t.count(q, rem);
+                    assert_eq!(
+                        t.contains(Portable, q, rem),
+                        c > 0,
+                        "p {p} quotient {q} remainder {rem}"
+                    );
+                    #[cfg(target_arch = "x86_64")]
+                    if let Some(pdep) = Pdep::detect() {
+                        assert_eq!(
+                            pdep.run(|| t.contains(pdep, q, rem)),
+                            c > 0,
+                            "PDEP: p {p} quotient {q}"
+                        );
+                    }
+                    in_run += u64::from(c >= 3);
+                }
+                counters += in_run;
+            }
+        }
+    }
+    // Counters were there to be read past.
+    assert!(counters > 100, "{counters}");
 }

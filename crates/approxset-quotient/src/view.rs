@@ -5,7 +5,7 @@ use approxset_core::format::{LeWords, Reader, tag, verify_checksum};
 use approxset_core::{Count, Digest, HashKey, Result};
 
 use crate::QuotientFilter;
-use crate::filter::find;
+use crate::filter::{find, holds};
 use crate::persist::{Saved, from_saved};
 use crate::sizing::Plan;
 use crate::table::Table;
@@ -68,7 +68,7 @@ impl<'a> QuotientFilterView<'a> {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        find(&self.tables, digest).is_some()
+        holds(&self.tables, digest)
     }
 
     /// An upper bound on the times a digest went in; see
