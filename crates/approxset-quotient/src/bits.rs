@@ -92,20 +92,28 @@ impl Select for Portable {
 }
 
 /// Proof that the processor has POPCNT, BMI1 and a fast BMI2 PDEP (only
-/// [`Pdep::detect`] makes one), and the build of a lookup compiled for
-/// them: there the set bits are counted by one POPCNT and the `k`-th is
-/// found by PDEP of `1 << (k − 1)` into the word and a trailing-zero count.
-#[cfg(target_arch = "x86_64")]
+/// [`Pdep::detect`] makes one, and never off x86-64), and the build of a
+/// lookup compiled for them: there the set bits are counted by one POPCNT
+/// and the `k`-th is found by PDEP of `1 << (k − 1)` into the word and a
+/// trailing-zero count. [`with_select!`] chooses.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Pdep(());
+pub(crate) struct Pdep(Proof);
 
 #[cfg(target_arch = "x86_64")]
+type Proof = ();
+/// Off x86-64 no `Pdep` can be made.
+#[cfg(not(target_arch = "x86_64"))]
+type Proof = std::convert::Infallible;
+
 impl Pdep {
     /// A `Pdep` when this processor has a fast PDEP
     /// ([`approxset_core::cpu::has_fast_pdep`], cached).
     #[inline(always)]
     pub(crate) fn detect() -> Option<Self> {
-        approxset_core::cpu::has_fast_pdep().then_some(Self(()))
+        #[cfg(target_arch = "x86_64")]
+        return approxset_core::cpu::has_fast_pdep().then_some(Self(()));
+        #[cfg(not(target_arch = "x86_64"))]
+        None
     }
 
     /// `f` compiled with POPCNT, BMI1 and BMI2 enabled, so that the
@@ -113,21 +121,27 @@ impl Pdep {
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn run<T>(self, f: impl FnOnce() -> T) -> T {
-        /// # Safety
-        /// The processor must have POPCNT, BMI1 and BMI2. (An `unsafe fn`:
-        /// a safe `#[target_feature]` one needs Rust 1.86, past the MSRV.)
-        #[target_feature(enable = "popcnt,bmi1,bmi2")]
-        #[inline(never)]
-        unsafe fn with_bmi2<T>(f: impl FnOnce() -> T) -> T {
-            f()
+        #[cfg(target_arch = "x86_64")]
+        {
+            /// # Safety
+            /// The processor must have POPCNT, BMI1 and BMI2. (An `unsafe
+            /// fn`: a safe `#[target_feature]` one needs Rust 1.86, past
+            /// the MSRV.)
+            #[target_feature(enable = "popcnt,bmi1,bmi2")]
+            #[inline(never)]
+            unsafe fn with_bmi2<T>(f: impl FnOnce() -> T) -> T {
+                f()
+            }
+            // SAFETY: a `Pdep` exists only when `has_fast_pdep` found
+            // POPCNT, BMI1 and BMI2 on this processor; the body is safe
+            // code.
+            unsafe { with_bmi2(f) }
         }
-        // SAFETY: a `Pdep` exists only when `has_fast_pdep` found POPCNT,
-        // BMI1 and BMI2 on this processor; the body is safe code.
-        unsafe { with_bmi2(f) }
+        #[cfg(not(target_arch = "x86_64"))]
+        match self.0 {}
     }
 }
 
-#[cfg(target_arch = "x86_64")]
 impl Select for Pdep {
     #[inline(always)]
     #[allow(unsafe_code)]
@@ -137,11 +151,32 @@ impl Select for Pdep {
         if total < k {
             return Err(total);
         }
-        // SAFETY: `self` proves the processor has BMI2 (`Pdep::detect`).
-        let bit = unsafe { std::arch::x86_64::_pdep_u64(1 << (k - 1), w) };
-        Ok(bit.trailing_zeros())
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: `self` proves the processor has BMI2 (`Pdep::detect`).
+            let bit = unsafe { std::arch::x86_64::_pdep_u64(1 << (k - 1), w) };
+            Ok(bit.trailing_zeros())
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        match self.0 {}
     }
 }
+
+/// `$body` with `$sel` bound to the fastest [`Select`] of this processor:
+/// compiled twice, run in the PDEP build ([`Pdep::run`]) where the
+/// processor has a fast PDEP, else with [`Portable`].
+macro_rules! with_select {
+    (|$sel:ident| $body:expr) => {
+        match $crate::bits::Pdep::detect() {
+            Some($sel) => $sel.run(|| $body),
+            None => {
+                let $sel = $crate::bits::Portable;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_select;
 
 /// `NIBBLE[o | r << 4]`: over four slots whose occupied bits are `o` and
 /// run-end bits `r`, where the count of pending runs goes (each slot adds
@@ -226,7 +261,6 @@ mod tests {
 
     /// The PDEP select against the portable one, where the processor has
     /// a fast PDEP (else there is nothing to compare).
-    #[cfg(target_arch = "x86_64")]
     #[test]
     fn pdep_select_matches_the_portable_one() {
         let Some(pdep) = Pdep::detect() else { return };

@@ -5,9 +5,7 @@ use std::fmt;
 use approxset_core::format::Words;
 use approxset_core::{BuildOptions, Count, Digest, Error, HashKey, Removal, Result, Value};
 
-#[cfg(target_arch = "x86_64")]
-use crate::bits::Pdep;
-use crate::bits::{Portable, Select};
+use crate::bits::{Select, with_select};
 use crate::codec;
 use crate::sizing::{MIN_BITS, Plan, limit};
 use crate::table::{Place, Table};
@@ -187,11 +185,7 @@ pub(crate) fn holds<'t, S: Words + 't>(
     tables: impl IntoIterator<Item = &'t Table<S>>,
     digest: Digest,
 ) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(pdep) = Pdep::detect() {
-        return pdep.run(|| holds_by(pdep, tables, digest));
-    }
-    holds_by(Portable, tables, digest)
+    with_select!(|sel| holds_by(sel, tables, digest))
 }
 
 /// [`holds`] with `sel`'s selects.

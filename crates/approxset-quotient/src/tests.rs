@@ -6,9 +6,7 @@ use approxset_core::{Count, Digest, Removal};
 use proptest::prelude::*;
 
 use crate::QuotientFilter;
-#[cfg(target_arch = "x86_64")]
-use crate::bits::Pdep;
-use crate::bits::Portable;
+use crate::bits::{Pdep, Portable};
 
 fn filter(n: usize, p: f64) -> QuotientFilter {
     QuotientFilter::with_fp_rate(p)
@@ -332,7 +330,6 @@ fn contains_matches_the_count_for_every_fingerprint() {
                         c > 0,
                         "p {p} quotient {q} remainder {rem}"
                     );
-                    #[cfg(target_arch = "x86_64")]
                     if let Some(pdep) = Pdep::detect() {
                         assert_eq!(
                             pdep.run(|| t.contains(pdep, q, rem)),
