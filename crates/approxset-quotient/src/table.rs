@@ -115,6 +115,17 @@ impl<S: Words> Table<S> {
         v & mask(r)
     }
 
+    /// [`rem`](Self::rem) with no branch: both words read (the second
+    /// clamped to the last word, where its bits are masked off anyway),
+    /// for lookups, which cannot predict whether a slot straddles two.
+    #[inline(always)]
+    pub(crate) fn rem_both(&self, x: usize) -> u64 {
+        let (at, o) = self.rem_at(x);
+        let lo = self.data.word(at);
+        let hi = self.data.word((at + 1).min(self.data.word_count() - 1));
+        ((u128::from(hi) << 64 | u128::from(lo)) >> o) as u64 & mask(self.bits)
+    }
+
     /// The offset of block `b` as stored (saturated at 0xFFFF).
     #[inline(always)]
     pub(crate) fn stored_offset(&self, b: usize) -> u64 {
@@ -262,11 +273,16 @@ impl<S: Words> Table<S> {
     #[inline]
     fn run_start(&self, floor: usize, end: usize) -> usize {
         let last = end.saturating_sub(1);
+        let mut blk = last / 64;
+        let mut w = self.runends(blk) & ((1u64 << (last % 64)) - 1);
+        // A run end below `last` in its word (nearly always): no branch on
+        // `floor`, whose test a lookup could not predict.
+        if w != 0 {
+            return (blk * 64 + 64 - w.leading_zeros() as usize).max(floor);
+        }
         if last <= floor {
             return floor;
         }
-        let mut blk = last / 64;
-        let mut w = self.runends(blk) & ((1u64 << (last % 64)) - 1);
         loop {
             if w != 0 {
                 let p = blk * 64 + 63 - w.leading_zeros() as usize + 1;
@@ -399,7 +415,7 @@ impl<S: Words> Table<S> {
         // The least value the next slot may hold while the run ascends.
         let mut low = u64::from(rem > 0);
         for x in start..end {
-            let v = self.rem(x);
+            let v = self.rem_both(x);
             if v < low {
                 return self.count(q, rem) > 0;
             }
