@@ -14,10 +14,11 @@ use approxset::{
     ScalableBloomFilter, SplitBlockBloomFilter, Variant,
 };
 
-/// Batch lengths: empty, one, around the filters' chunk of 32 and the
-/// hashing chunk of 256, and several chunks with a ragged end.
+/// Batch lengths: empty, one, around the filters' chunks of 32 (blocked)
+/// and 64 (the waves of the other Bloom layouts) and the hashing chunk of
+/// 256, and several chunks with a ragged end.
 const LENGTHS: &[usize] = &[
-    0, 1, 2, 7, 31, 32, 33, 63, 255, 256, 257, 511, 513, 1000, 4099,
+    0, 1, 2, 7, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 513, 1000, 4099,
 ];
 
 /// A filter of the Bloom family for 2,000 keys at 1 %, seed 5.

@@ -65,18 +65,19 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
     #[doc(hidden)]
     const NESTED: bool = false;
 
-    /// The first [`PROBE_GROUP`] of the [`positions`](Self::positions), the
-    /// batched lookup's first pass; with fewer probes, the first repeated
-    /// (which tests the same bit again).
+    /// The first `G` of the [`positions`](Self::positions) (a batched
+    /// lookup's first pass reads [`PROBE_GROUP`] for the blocked layout,
+    /// one for the others); with fewer probes, the first repeated (which
+    /// tests the same bit again).
     #[doc(hidden)]
     #[inline(always)]
-    fn first_group(
+    fn first_group<const G: usize>(
         bits: u64,
         hashes: u32,
         scheme: ProbeScheme,
         digest: Digest,
-    ) -> [u64; PROBE_GROUP] {
-        let group = PROBE_GROUP as u32;
+    ) -> [u64; G] {
+        let group = G as u32;
         if Self::NESTED && hashes >= group {
             // A constant count: the compiler unrolls it, with no test of
             // the count left at each position.
@@ -426,18 +427,35 @@ pub(crate) fn all_probes(
 }
 
 /// Keys whose first probes [`Bloom::contains_digests`](crate::Bloom::contains_digests)
-/// prefetches and reads together (and whose positions
-/// [`Bloom::insert_digests`](crate::Bloom::insert_digests) prefetches): enough to keep the core's outstanding
+/// prefetches and reads together for a layout that keeps a key in one line
+/// (and whose positions [`Bloom::insert_digests`](crate::Bloom::insert_digests)
+/// prefetches, for every layout): enough to keep the core's outstanding
 /// misses busy, few enough that their lines are still cached when they are
 /// read (32 measured better than 16, 64 and 128 at 10⁷ keys).
 pub(crate) const BATCH_CHUNK: usize = 32;
 
-/// The first [`PROBE_GROUP`] of `positions` (at least one), the first
-/// repeated where there are fewer.
+/// Keys that [`Bloom::contains_digests`](crate::Bloom::contains_digests)
+/// answers together in waves for a layout that spreads a key's probes over
+/// the filter (classic, partitioned, counting): the first wave reads one
+/// probe of each key, each later wave the next [`WAVE_GROUP`] of the keys
+/// still possibly present. At most 64 lines are asked for at once, fewer
+/// than the 96 (32 keys, three probes) of the previous scheme that 32 keys
+/// measured best with (`docs/design.md`, "Batched lookups").
+pub(crate) const WAVE_CHUNK: usize = 64;
+
+// The waves keep a key's index in a byte.
+const _: () = assert!(WAVE_CHUNK <= 256);
+
+/// Probes per key in each wave after the first of
+/// [`Bloom::contains_digests`](crate::Bloom::contains_digests).
+pub(crate) const WAVE_GROUP: usize = 2;
+
+/// The first `G` of `positions` (at least one), the first repeated where
+/// there are fewer.
 #[inline(always)]
-fn first_of(mut positions: impl Iterator<Item = u64>) -> [u64; PROBE_GROUP] {
+pub(crate) fn first_of<const G: usize>(mut positions: impl Iterator<Item = u64>) -> [u64; G] {
     let first = positions.next().unwrap_or(0);
-    let mut group = [first; PROBE_GROUP];
+    let mut group = [first; G];
     for (slot, pos) in group[1..].iter_mut().zip(positions) {
         *slot = pos;
     }
