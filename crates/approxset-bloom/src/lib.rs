@@ -49,6 +49,7 @@ mod bloom;
 pub mod builder;
 
 mod atomic;
+mod batch_lookup;
 mod bits;
 mod blocked;
 mod cell_traits;
