@@ -138,7 +138,10 @@ impl Pdep {
             unsafe { with_bmi2(f) }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        match self.0 {}
+        {
+            drop(f);
+            match self.0 {}
+        }
     }
 }
 
