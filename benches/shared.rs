@@ -24,7 +24,8 @@
 //!
 //! Run with `cargo bench -p approxset-benches --bench shared -- --warm-up-time 1
 //! --measurement-time 3 --sample-size 10` (a filter alone: add
-//! `shared-mix/quotient`).
+//! `shared-mix/quotient`; another number of live keys:
+//! `APPROXSET_BENCH_N=10000000`).
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -36,7 +37,10 @@ use approxset::sharded::{ShardFilter, shard_capacity, shards_for};
 use approxset::{CountingBloomFilter, CuckooFilter, QuotientFilter, Sharded};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-const N: usize = 1_000_000;
+/// The live keys: 10⁶, or `APPROXSET_BENCH_N`.
+fn live_keys() -> usize {
+    std::env::var("APPROXSET_BENCH_N").map_or(1_000_000, |v| v.parse().expect("a number of keys"))
+}
 const FP: f64 = 0.01;
 
 /// A filter the threads share, however it is shared.
@@ -73,7 +77,7 @@ struct Padded<T>(T);
 
 impl<F> Locked<F> {
     fn new(shards: usize, build: impl Fn(usize) -> F) -> Self {
-        let cap = shard_capacity(N, shards);
+        let cap = shard_capacity(live_keys(), shards);
         Locked {
             shards: (0..shards)
                 .map(|_| Padded(Mutex::new(build(cap))))
@@ -146,9 +150,9 @@ struct Windows {
 }
 
 impl Windows {
-    /// Fills `insert` with `threads` windows that share N keys.
+    /// Fills `insert` with `threads` windows that share the live keys.
     fn fill(threads: usize, mut insert: impl FnMut(u64)) -> Windows {
-        let live = (N / threads) as u64;
+        let live = (live_keys() / threads) as u64;
         for t in 0..threads {
             for j in 0..live {
                 insert(key(t, j));
@@ -217,7 +221,7 @@ fn bench_variant<F: ShardFilter + Send + Sync>(
     for threads in thread_counts() {
         group.throughput(Throughput::Elements(4 * threads as u64));
         let shards = shards_for(threads);
-        let sharded = Sharded::build(N, shards, |cap| Ok(build(cap))).unwrap();
+        let sharded = Sharded::build(live_keys(), shards, |cap| Ok(build(cap))).unwrap();
         let mut windows = Windows::fill(threads, |k| {
             sharded.insert_shared(&k).unwrap();
         });
@@ -234,7 +238,7 @@ fn bench_variant<F: ShardFilter + Send + Sync>(
         if threads >= 2 {
             let private = Private(
                 (0..threads)
-                    .map(|_| Padded(Mutex::new(build(N / threads))))
+                    .map(|_| Padded(Mutex::new(build(live_keys() / threads))))
                     .collect(),
             );
             let mut windows = Windows::fill(threads, |k| private.insert(k));
@@ -244,8 +248,8 @@ fn bench_variant<F: ShardFilter + Send + Sync>(
             drop(private);
         } else {
             // The floor: one thread, no lock at all.
-            let mut plain = build(N);
-            let live = N as u64;
+            let mut plain = build(live_keys());
+            let live = live_keys() as u64;
             for j in 0..live {
                 plain.insert(&key(0, j)).unwrap();
             }
