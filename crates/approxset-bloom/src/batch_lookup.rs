@@ -132,7 +132,11 @@ impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
             live_len += usize::from(set);
         }
         // Later waves: the next group of the live keys, prefetched, then
-        // read; the live list is compacted in place as it is read.
+        // read; the live list is compacted in place as it is read. A live
+        // key's probes are derived again from its digest, skipping those
+        // read: keeping every key's probe iterator from wave 1 instead cost
+        // 155 instructions per non-member against 104.5 (`icount`
+        // `classic-digests`), since most keys die in wave 1.
         let mut done = 1;
         let mut groups = [[0; WAVE_GROUP]; WAVE_CHUNK];
         while live_len > 0 && done < hashes as usize {
