@@ -144,7 +144,7 @@ fn threaded_inserts(c: &mut Criterion, keys: &Keys) {
 }
 
 fn bench(c: &mut Criterion) {
-    for n in [1_000_000usize, 10_000_000] {
+    for n in common::sizes() {
         let keys = common::keys(n);
         for (name, run) in [
             ("approxset-blocked", 0),

@@ -48,7 +48,7 @@ fn run<S: Subject>(c: &mut Criterion, name: &str, make: impl Fn() -> S, keys: &K
 const WIDTHS: [u32; 8] = [4, 7, 10, 12, 13, 16, 23, 32];
 
 fn bench(c: &mut Criterion) {
-    for n in [1_000_000usize, 10_000_000] {
+    for n in common::sizes() {
         let keys = common::keys(n);
         if n == 1_000_000 {
             for bits in WIDTHS {

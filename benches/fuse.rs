@@ -24,7 +24,7 @@
 //! `-- --sample-size 10 --measurement-time 5` at 10⁷; `-- 'n=1000000/'`
 //! for one size).
 
-#[allow(dead_code)] // only `keys` and `step` are used here
+#[allow(dead_code)] // only `keys`, `sizes` and `step` are used here
 mod common;
 #[path = "common/static_filters.rs"]
 mod static_filters;
@@ -102,7 +102,7 @@ fn bench(c: &mut Criterion) {
     if static_filters::icount() {
         return;
     }
-    for n in [1_000_000usize, 10_000_000] {
+    for n in common::sizes() {
         let (keys, key, members, others) = static_filters::digests(n);
 
         // Setup lines, with each subject's peak construction memory.

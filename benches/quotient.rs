@@ -158,13 +158,7 @@ fn bench(c: &mut Criterion) {
         icount(&mode);
         std::process::exit(0);
     }
-    // APPROXSET_BENCH_N=1000000 limits the run to one size (the setup of
-    // each size fills every filter, even when a filter skips its benches).
-    let sizes: Vec<usize> = match std::env::var("APPROXSET_BENCH_N") {
-        Ok(n) => vec![n.parse().expect("a number of keys")],
-        Err(_) => vec![1_000_000, 10_000_000],
-    };
-    for n in sizes {
+    for n in common::sizes() {
         let keys = common::keys(n);
         let quotient = || {
             approxset::QuotientFilter::with_fp_rate(FP)

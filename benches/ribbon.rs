@@ -17,7 +17,7 @@
 //! Instruction counts (no timing): with `STATIC_ICOUNT=MODE` set the binary
 //! counts MODE's lookups instead (`common/static_filters.rs`, `icount`).
 
-#[allow(dead_code)] // only `keys` and `step` are used here
+#[allow(dead_code)] // only `keys`, `sizes` and `step` are used here
 mod common;
 #[path = "common/static_filters.rs"]
 mod static_filters;
@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
     if static_filters::icount() {
         return;
     }
-    for n in [1_000_000usize, 10_000_000] {
+    for n in common::sizes() {
         let (_, key, members, others) = static_filters::digests(n);
 
         let r1 = ribbon(&members, 0.01, key);

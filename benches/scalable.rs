@@ -64,7 +64,7 @@ fn memory_report(n: usize, members: &[u64]) {
 }
 
 fn bench(c: &mut Criterion) {
-    for n in [1_000_000usize, 10_000_000] {
+    for n in common::sizes() {
         let keys = common::keys(n);
         memory_report(n, &keys.members);
         let ours = || {

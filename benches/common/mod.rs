@@ -39,6 +39,18 @@ pub(crate) struct Keys {
     pub(crate) others: Vec<u64>,
 }
 
+/// The numbers of keys a benchmark runs at: 10⁶ and 10⁷, or the one
+/// `APPROXSET_BENCH_N` names (each size's setup fills every filter, even
+/// those a filter argument skips; a small size separates the code from the
+/// memory: 10⁴ keys fit in the first-level cache).
+#[allow(dead_code)] // the sliding window's bench has one window size
+pub(crate) fn sizes() -> Vec<usize> {
+    match std::env::var("APPROXSET_BENCH_N") {
+        Ok(n) => vec![n.parse().expect("APPROXSET_BENCH_N: a number of keys")],
+        Err(_) => vec![1_000_000, 10_000_000],
+    }
+}
+
 /// `n` random members and `n` random non-members (disjoint, since they come
 /// from disjoint index ranges through a bijection).
 pub(crate) fn keys(n: usize) -> Keys {

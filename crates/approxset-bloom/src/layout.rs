@@ -224,8 +224,7 @@ impl Layout for Classic {
         digest: Digest,
     ) -> impl Iterator<Item = u64> {
         digest
-            .probes()
-            .take(hashes as usize)
+            .first_probes(hashes)
             .map(move |h| reduce(scheme.finish(h), bits))
     }
 }
@@ -257,8 +256,7 @@ impl Layout for Partitioned {
     ) -> impl Iterator<Item = u64> {
         let slice = bits / u64::from(hashes);
         digest
-            .probes()
-            .take(hashes as usize)
+            .first_probes(hashes)
             .zip((0..u64::from(hashes)).map(move |i| i * slice))
             .map(move |(h, start)| start + reduce(scheme.finish(h), slice))
     }

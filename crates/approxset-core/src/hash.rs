@@ -29,7 +29,7 @@ mod digest;
 mod function;
 mod mix;
 
-pub use digest::{Digest, ProbeScheme, Probes, mix_probe, reduce};
+pub use digest::{Digest, FirstProbes, ProbeScheme, Probes, mix_probe, reduce};
 pub use function::{HashFunction, ParseHashFunctionError};
 pub use mix::{SPLITMIX64_GAMMA, mix64, splitmix64};
 
@@ -769,6 +769,21 @@ mod tests {
         let d = Digest::new(u64::MAX, u64::MAX);
         for i in [100_000u32, (1 << 21) - 1, 1 << 21, 3_000_000] {
             assert_eq!(d.probe(i), d.probes().nth(i as usize).unwrap(), "{i}");
+        }
+    }
+
+    #[test]
+    fn first_probes_are_the_sequence_cut_at_k() {
+        for seed in 0..20u64 {
+            let d = Digest::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), !seed << 3);
+            for k in 0..=40u32 {
+                let mut first = d.first_probes(k);
+                assert_eq!(first.len(), k as usize);
+                let got: Vec<u64> = first.by_ref().collect();
+                let want: Vec<u64> = d.probes().take(k as usize).collect();
+                assert_eq!(got, want, "k = {k}");
+                assert_eq!((first.len(), first.next()), (0, None));
+            }
         }
     }
 

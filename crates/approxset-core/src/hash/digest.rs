@@ -62,6 +62,24 @@ impl Digest {
         }
     }
 
+    /// The first `k` probes of [`probes`](Self::probes): the same values,
+    /// with the count kept in the sequence's own step counter, so that a
+    /// filter's loop over its `k` probes carries one counter, not two.
+    ///
+    /// ```
+    /// # extern crate approxset_core as approxset;
+    /// use approxset::Digest;
+    /// let d = Digest::new(3, 8);
+    /// assert!(d.first_probes(5).eq(d.probes().take(5)));
+    /// ```
+    #[inline]
+    pub const fn first_probes(self, k: u32) -> FirstProbes {
+        FirstProbes {
+            probes: self.probes(),
+            left: k,
+        }
+    }
+
     /// Probe `i` of [`probes`](Self::probes) alone, by the closed form
     /// `h1 + i·y₀ + (i³ − i)/6`: for a filter that reads a key's probes in
     /// another order than the sequence's (the sliding filter's slices).
@@ -176,6 +194,33 @@ impl Iterator for Probes {
         (usize::MAX, None)
     }
 }
+
+/// The first `k` probes of a [`Digest`]; see [`Digest::first_probes`].
+#[derive(Clone, Debug)]
+pub struct FirstProbes {
+    probes: Probes,
+    left: u32,
+}
+
+impl Iterator for FirstProbes {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.probes.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.left as usize;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for FirstProbes {}
 
 /// Maps a uniform 64-bit hash to `0..range` by multiply-shift (Lemire):
 /// `(hash · range) >> 64`, computed in 128 bits, so it is exact for every
