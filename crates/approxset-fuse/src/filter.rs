@@ -63,7 +63,10 @@ macro_rules! fuse_methods {
         approxset_core::key_methods!(contains);
 
         /// Whether a precomputed digest (see [`HashKey::digest`]) may be
-        /// present.
+        /// present. Only the digest's first half ([`Digest::h1`]) is read,
+        /// so a caller keeping many digests for binary fuse filters alone
+        /// may keep their first halves (8 bytes a key, not 16) and look up
+        /// `Digest::new(h1, 0)`: the same answer.
         // Always inlined: some thirty instructions, which a caller's loop
         // (a benchmark's, an SSTable probe's) otherwise pays a call on.
         #[inline(always)]

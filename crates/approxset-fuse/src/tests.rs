@@ -544,3 +544,35 @@ fn keys_crafted_against_a_known_seed_still_build() {
         assert_eq!(g, f);
     }
 }
+
+#[test]
+fn a_lookup_reads_the_first_half_of_the_digest_alone() {
+    // `contains_digest` promises that `Digest::new(h1, 0)` answers as the
+    // whole digest does, for members and non-members, at every width.
+    let ks = keys(2_000, "half");
+    for p in [0.01, 1e-4, 1e-7] {
+        let f = BinaryFuseFilter::with_fp_rate(p)
+            .seed(9)
+            .build(&ks)
+            .unwrap();
+        let key = f.hash_key();
+        let mut positives = 0;
+        for i in 0..20_000 {
+            let d = if i < ks.len() {
+                key.digest(&ks[i])
+            } else {
+                key.digest(&format!("absent-{i}"))
+            };
+            let whole = f.contains_digest(d);
+            assert_eq!(whole, f.contains_digest(Digest::new(d.h1(), 0)), "{p} {i}");
+            assert_eq!(
+                whole,
+                f.contains_digest(Digest::new(d.h1(), !d.h2())),
+                "{p} {i}"
+            );
+            positives += usize::from(whole);
+        }
+        // Every member, so the comparison covers both answers.
+        assert!(positives >= ks.len());
+    }
+}
