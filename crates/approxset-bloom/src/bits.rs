@@ -234,8 +234,9 @@ impl BitVec {
     /// ([`Layout::block_insert`]), keeping the count; whether any was
     /// clear, or `None` (nothing done) for a layout without one.
     #[inline(always)]
-    pub(crate) fn insert_block<L: Layout>(&mut self, digest: Digest) -> Option<bool> {
-        let new = L::block_insert(self.words_mut(), digest)?;
+    pub(crate) fn insert_block<L: Layout>(&mut self, hashes: u32, digest: Digest) -> Option<bool> {
+        let bits = self.len;
+        let new = L::block_insert(self.words_mut(), bits, hashes, digest)?;
         if let Some(ones) = self.ones.get_mut() {
             *ones += u64::from(new);
         }

@@ -88,7 +88,7 @@ impl<L: Layout, C: Cells<L>> Bloom<L, C> {
     /// Inserts a precomputed digest; whether a cell changed.
     #[inline]
     pub(crate) fn add_digest(&mut self, digest: Digest) -> bool {
-        let changed = match self.cells.block_insert(digest) {
+        let changed = match self.cells.block_insert(self.hashes, digest) {
             Some(changed) => changed,
             None => self.cells.add_all(self.positions(digest)),
         };
@@ -146,7 +146,7 @@ impl<L: Layout, C: CellsRead<L>> Bloom<L, C> {
     /// Whether a precomputed digest may be present.
     #[inline]
     pub fn contains_digest(&self, digest: Digest) -> bool {
-        match self.cells.block_contains(digest) {
+        match self.cells.block_contains(self.hashes, digest) {
             Some(answer) => answer,
             None => all_probes(self.positions(digest), |pos| self.cells.is_set(pos)),
         }

@@ -54,7 +54,7 @@ pub trait CellsRead<L: Layout>: sealed::Sealed + Send + Sync {
     /// positions one by one.
     #[doc(hidden)]
     #[inline(always)]
-    fn block_contains(&self, _digest: Digest) -> Option<bool> {
+    fn block_contains(&self, _hashes: u32, _digest: Digest) -> Option<bool> {
         None
     }
     /// Appends to `out` whether each of `digests` may be present, when the
@@ -109,12 +109,13 @@ pub trait Cells<L: Layout>: CellsRead<L> + Clone + PartialEq + 'static {
     fn add_all(&mut self, positions: impl Iterator<Item = u64>) -> bool {
         positions.fold(false, |changed, pos| self.add(pos) | changed)
     }
-    /// Records `digest` (whether a cell changed), when the layout sets a
-    /// key's block at once on these cells ([`Layout::block_insert`]);
-    /// `None`, with nothing done: set the positions one by one.
+    /// Records `digest` with `hashes` probes (whether a cell changed), when
+    /// the layout sets a key's block at once on these cells
+    /// ([`Layout::block_insert`]); `None`, with nothing done: set the
+    /// positions one by one.
     #[doc(hidden)]
     #[inline(always)]
-    fn block_insert(&mut self, _digest: Digest) -> Option<bool> {
+    fn block_insert(&mut self, _hashes: u32, _digest: Digest) -> Option<bool> {
         None
     }
     /// Empties every cell.

@@ -40,8 +40,8 @@ impl<L: Layout> CellsRead<L> for BitVec {
         crate::bits::prefetch(&self.words()[(index >> 6) as usize]);
     }
     #[inline(always)]
-    fn block_contains(&self, digest: Digest) -> Option<bool> {
-        L::block_contains(self.words(), digest)
+    fn block_contains(&self, hashes: u32, digest: Digest) -> Option<bool> {
+        L::block_contains(self.words(), self.len(), hashes, digest)
     }
     #[inline(always)]
     fn block_contains_all(&self, digests: &[Digest], out: &mut Vec<bool>) -> bool {
@@ -73,8 +73,8 @@ impl<L: Layout> Cells<L> for BitVec {
         self.set_all(positions) > 0
     }
     #[inline(always)]
-    fn block_insert(&mut self, digest: Digest) -> Option<bool> {
-        self.insert_block::<L>(digest)
+    fn block_insert(&mut self, hashes: u32, digest: Digest) -> Option<bool> {
+        self.insert_block::<L>(hashes, digest)
     }
     fn clear(&mut self) {
         BitVec::clear(self)

@@ -110,8 +110,8 @@ impl<L: Layout> CellsRead<L> for BitsView<'_> {
         }
     }
     #[inline(always)]
-    fn block_contains(&self, digest: Digest) -> Option<bool> {
-        L::block_contains(&self.words, digest)
+    fn block_contains(&self, hashes: u32, digest: Digest) -> Option<bool> {
+        L::block_contains(&self.words, self.len, hashes, digest)
     }
     #[inline(always)]
     fn block_contains_all(&self, digests: &[Digest], out: &mut Vec<bool>) -> bool {
