@@ -1,6 +1,8 @@
 //! Classic, partitioned and split-block Bloom filters against fastbloom 0.17 and
 //! bloomfilter 3, in the same run: insert, contains-hit and contains-miss at
-//! n = 10⁶ and 10⁷, p = 1 %, random `u64` keys through `Hash`.
+//! n = 10⁶ and 10⁷, p = 1 %, random `u64` keys through `Hash`. The
+//! `approxset-classic-k1` and `-k4` rows are the classic filter's bits with
+//! 1 and 4 probes instead of 7, to price one probe.
 //!
 //! Run with `cargo bench -p approxset-benches --bench bloom` (one size
 //! alone: `APPROXSET_BENCH_N=10000`, which fits in the first-level cache and
@@ -28,7 +30,17 @@ fn bench(c: &mut Criterion) {
     for n in common::sizes() {
         let keys = common::keys(n);
         let classic: approxset::BloomFilter = common::bloom(n, FP);
+        let bits = classic.bits();
         run(c, "approxset-classic", classic, &keys);
+        // The same bits with fewer probes: what each probe of a lookup
+        // costs (a hit reads all of them).
+        for k in [1, 4] {
+            let fewer = approxset::BloomFilter::with_num_bits(bits)
+                .seed(1)
+                .hashes(k)
+                .unwrap();
+            run(c, &format!("approxset-classic-k{k}"), fewer, &keys);
+        }
         let parted: approxset::PartitionedBloomFilter = common::bloom(n, FP);
         run(c, "approxset-partitioned", parted, &keys);
         let split: approxset::SplitBlockBloomFilter = common::bloom(n, FP);
