@@ -73,37 +73,46 @@ impl<S: Store> Table<S> {
         }
         let stride = self.stride();
         let (first, last) = (lo / 64, (hi - 1) / 64);
-        let (mut k, mut j) = (last, last % s.per);
+        let mut j = last % s.per;
         let mut at = s.word(stride, last);
         let mut cur = self.data.word(at);
         // The bits below `hi` in the last word.
         let mut m = u64::MAX >> (hi.wrapping_neg() % 64);
-        loop {
-            // The word below: its next word down the strand, past the
-            // block's metadata words when `j` is the block's first.
-            let (below_at, below_j) = if j == 0 {
-                (at.wrapping_sub(stride - s.per + 1), s.per - 1)
-            } else {
-                (at - 1, j - 1)
-            };
-            if k == first {
-                m &= u64::MAX << (lo % 64);
-                // (Word `first − 1` exists when the source reaches it.)
-                let below = if lo - (sh as usize) < 64 * first {
-                    self.data.word(below_at)
-                } else {
-                    0
-                };
-                let moved = (cur << sh) | (below >> (64 - sh));
-                self.data.set_word(at, cur ^ ((cur ^ moved) & m));
-                return;
-            }
-            let below = self.data.word(below_at);
+        let mut left = last - first;
+        let put = |data: &mut S, at: usize, cur: u64, below: u64, m: u64| {
             let moved = (cur << sh) | (below >> (64 - sh));
-            self.data.set_word(at, cur ^ ((cur ^ moved) & m));
-            m = u64::MAX;
-            (k, j, at, cur) = (k - 1, below_j, below_at, below);
+            data.set_word(at, cur ^ ((cur ^ moved) & m));
+        };
+        while left > 0 {
+            // The words below in the same block, then the last of the
+            // block before, past its metadata words.
+            for _ in 0..j.min(left) {
+                let below = self.data.word(at - 1);
+                put(&mut self.data, at, cur, below, m);
+                (m, at, cur) = (u64::MAX, at - 1, below);
+            }
+            let steps = j.min(left);
+            (j, left) = (j - steps, left - steps);
+            if left == 0 {
+                break;
+            }
+            let below_at = at - (stride - s.per + 1);
+            let below = self.data.word(below_at);
+            put(&mut self.data, at, cur, below, m);
+            (m, at, cur, j, left) = (u64::MAX, below_at, below, s.per - 1, left - 1);
         }
+        // The first word: word `first − 1` exists when the source reaches it.
+        let below = if lo - (sh as usize) < 64 * first {
+            let below_at = if j == 0 {
+                at - (stride - s.per + 1)
+            } else {
+                at - 1
+            };
+            self.data.word(below_at)
+        } else {
+            0
+        };
+        put(&mut self.data, at, cur, below, m & (u64::MAX << (lo % 64)));
     }
 
     /// Bits `[lo, hi)` of strand `s` set to its bits `[lo + sh, hi + sh)`
@@ -117,35 +126,45 @@ impl<S: Store> Table<S> {
         }
         let stride = self.stride();
         let (first, last) = (lo / 64, (hi - 1) / 64);
-        let (mut k, mut j) = (first, first % s.per);
+        // Words of the block left above `at`.
+        let mut j = s.per - 1 - first % s.per;
         let mut at = s.word(stride, first);
         let mut cur = self.data.word(at);
         // The bits from `lo` on in the first word.
         let mut m = u64::MAX << (lo % 64);
-        loop {
-            let (above_at, above_j) = if j + 1 == s.per {
-                (at + stride - s.per + 1, 0)
-            } else {
-                (at + 1, j + 1)
-            };
-            if k == last {
-                m &= u64::MAX >> (hi.wrapping_neg() % 64);
-                // (Word `last + 1` exists when the source reaches it.)
-                let above = if hi + sh as usize > 64 * (last + 1) {
-                    self.data.word(above_at)
-                } else {
-                    0
-                };
-                let moved = (cur >> sh) | (above << (64 - sh));
-                self.data.set_word(at, cur ^ ((cur ^ moved) & m));
-                return;
-            }
-            let above = self.data.word(above_at);
+        let mut left = last - first;
+        let put = |data: &mut S, at: usize, cur: u64, above: u64, m: u64| {
             let moved = (cur >> sh) | (above << (64 - sh));
-            self.data.set_word(at, cur ^ ((cur ^ moved) & m));
-            m = u64::MAX;
-            (k, j, at, cur) = (k + 1, above_j, above_at, above);
+            data.set_word(at, cur ^ ((cur ^ moved) & m));
+        };
+        while left > 0 {
+            for _ in 0..j.min(left) {
+                let above = self.data.word(at + 1);
+                put(&mut self.data, at, cur, above, m);
+                (m, at, cur) = (u64::MAX, at + 1, above);
+            }
+            let steps = j.min(left);
+            (j, left) = (j - steps, left - steps);
+            if left == 0 {
+                break;
+            }
+            let above_at = at + stride - s.per + 1;
+            let above = self.data.word(above_at);
+            put(&mut self.data, at, cur, above, m);
+            (m, at, cur, j, left) = (u64::MAX, above_at, above, s.per - 1, left - 1);
         }
+        // The last word: word `last + 1` exists when the source reaches it.
+        let above = if hi + sh as usize > 64 * (last + 1) {
+            let above_at = if j == 0 {
+                at + stride - s.per + 1
+            } else {
+                at + 1
+            };
+            self.data.word(above_at)
+        } else {
+            0
+        };
+        put(&mut self.data, at, cur, above, m & (u64::MAX >> (hi.wrapping_neg() % 64)));
     }
 
     /// Moves the remainders and run-end bits of slots `[p, e)` to
