@@ -164,7 +164,13 @@ impl<S: Store> Table<S> {
         } else {
             0
         };
-        put(&mut self.data, at, cur, above, m & (u64::MAX >> (hi.wrapping_neg() % 64)));
+        put(
+            &mut self.data,
+            at,
+            cur,
+            above,
+            m & (u64::MAX >> (hi.wrapping_neg() % 64)),
+        );
     }
 
     /// Moves the remainders and run-end bits of slots `[p, e)` to

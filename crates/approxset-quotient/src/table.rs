@@ -14,7 +14,7 @@
 
 use approxset_core::format::Words;
 
-use crate::bits::{Portable, Select, first_zero, mask};
+use crate::bits::{Portable, Select, first_zero, mask, with_select};
 use crate::codec;
 
 /// An offset this large is stored as this, and computed when read.
@@ -256,7 +256,11 @@ impl<S: Words> Table<S> {
             } else {
                 0
             };
-            let up = if unused { (occ >> 1) | (next << 63) } else { occ };
+            let up = if unused {
+                (occ >> 1) | (next << 63)
+            } else {
+                occ
+            };
             match first_zero(pending, up & keep, self.runends(blk) & keep) {
                 Ok(i) => return blk * 64 + i as usize,
                 Err(p) => pending = p,
@@ -297,28 +301,24 @@ impl<S: Words> Table<S> {
         }
     }
 
-    /// The slots `[start, end)` of the run of quotient `q`, if it has one.
-    #[inline]
-    pub(crate) fn run(&self, q: usize) -> Option<(usize, usize)> {
-        if !self.is_occupied(q) {
-            return None;
-        }
-        let end = self.covered_to(q);
-        Some((self.run_start(q, end), end))
-    }
-
     /// Where remainder `rem` lies or would go in the run of quotient `q`.
+    /// The rank and select that find the run's end run in the POPCNT and
+    /// PDEP build where the processor has them ([`with_select!`]): an
+    /// update's search crosses into that build and back for them alone,
+    /// their result a word in a register.
     #[inline]
     pub(crate) fn place(&self, q: usize, rem: u64) -> Place {
-        let Some((start, end)) = self.run(q) else {
-            let s = self.covered_to(q).max(q);
+        let covered = with_select!(|sel| self.covered_with(sel, q, self.offset(q / 64)));
+        if !self.is_occupied(q) {
+            let s = covered.max(q);
             return Place {
                 start: s,
                 end: s,
                 at: s,
                 count: 0,
             };
-        };
+        }
+        let (start, end) = (self.run_start(q, covered), covered);
         // (Saturating: a lookup racing a shard's writer may read a torn
         // run, which the shard then reads again.)
         let len = end.saturating_sub(start);
