@@ -275,12 +275,49 @@ pub(crate) trait Store: Words {
     /// Extends the words with zeros to `n` words, or says `false` when
     /// the storage cannot (then nothing changes).
     fn extend_to(&mut self, n: usize) -> bool;
+
+    /// Words `[at, at + n)` (`at ≥ 1`), with word `at − 1` below them read
+    /// as one bit string, moved up by `sh` bits (`0 < sh < 64`): each word
+    /// becomes `w << sh | below >> (64 − sh)`, `below` the old word before
+    /// it. (A `Vec` does it over a slice, with no bounds check a word.)
+    #[inline(always)]
+    fn words_up(&mut self, at: usize, n: usize, sh: u32) {
+        for i in (at..at + n).rev() {
+            self.set_word(i, (self.word(i) << sh) | (self.word(i - 1) >> (64 - sh)));
+        }
+    }
+
+    /// Words `[at, at + n)`, with word `at + n` above them read as one bit
+    /// string, moved down by `sh` bits (`0 < sh < 64`): each word becomes
+    /// `w >> sh | above << (64 − sh)`, `above` the old word after it.
+    #[inline(always)]
+    fn words_down(&mut self, at: usize, n: usize, sh: u32) {
+        for i in at..at + n {
+            self.set_word(i, (self.word(i) >> sh) | (self.word(i + 1) << (64 - sh)));
+        }
+    }
 }
 
 impl Store for Vec<u64> {
     #[inline(always)]
     fn set_word(&mut self, i: usize, value: u64) {
         self[i] = value;
+    }
+
+    #[inline(always)]
+    fn words_up(&mut self, at: usize, n: usize, sh: u32) {
+        let w = &mut self[at - 1..at + n];
+        for i in (1..w.len()).rev() {
+            w[i] = (w[i] << sh) | (w[i - 1] >> (64 - sh));
+        }
+    }
+
+    #[inline(always)]
+    fn words_down(&mut self, at: usize, n: usize, sh: u32) {
+        let w = &mut self[at..=at + n];
+        for i in 0..w.len() - 1 {
+            w[i] = (w[i] >> sh) | (w[i + 1] << (64 - sh));
+        }
     }
 
     fn extend_to(&mut self, n: usize) -> bool {

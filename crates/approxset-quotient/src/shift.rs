@@ -64,8 +64,8 @@ impl<S: Store> Table<S> {
 
     /// Bits `[lo, hi)` of strand `s` set to its bits `[lo − sh, hi − sh)`
     /// (`sh ≤ lo`, `0 < sh < 64`): from the top word down, so that the word
-    /// below is still unchanged (and read once: it is the next word moved),
-    /// masking only the first and last words.
+    /// below is still unchanged, masking only the first and last words;
+    /// the words between go a block's run at a time ([`Store::words_up`]).
     #[inline(always)]
     fn strand_up(&mut self, s: Strand, lo: usize, hi: usize, sh: u32) {
         if lo >= hi {
@@ -75,50 +75,64 @@ impl<S: Store> Table<S> {
         let (first, last) = (lo / 64, (hi - 1) / 64);
         let mut j = last % s.per;
         let mut at = s.word(stride, last);
-        let mut cur = self.data.word(at);
         // The bits below `hi` in the last word.
         let mut m = u64::MAX >> (hi.wrapping_neg() % 64);
         let mut left = last - first;
-        let put = |data: &mut S, at: usize, cur: u64, below: u64, m: u64| {
-            let moved = (cur << sh) | (below >> (64 - sh));
+        // The word at `at` from the one at `below`, under mask `m`.
+        let put = |data: &mut S, at: usize, below: usize, m: u64| {
+            let cur = data.word(at);
+            let moved = (cur << sh) | (data.word(below) >> (64 - sh));
             data.set_word(at, cur ^ ((cur ^ moved) & m));
         };
-        while left > 0 {
-            // The words below in the same block, then the last of the
-            // block before, past its metadata words.
-            for _ in 0..j.min(left) {
-                let below = self.data.word(at - 1);
-                put(&mut self.data, at, cur, below, m);
-                (m, at, cur) = (u64::MAX, at - 1, below);
-            }
-            let steps = j.min(left);
-            (j, left) = (j - steps, left - steps);
-            if left == 0 {
-                break;
-            }
-            let below_at = at - (stride - s.per + 1);
-            let below = self.data.word(below_at);
-            put(&mut self.data, at, cur, below, m);
-            (m, at, cur, j, left) = (u64::MAX, below_at, below, s.per - 1, left - 1);
-        }
-        // The first word: word `first − 1` exists when the source reaches it.
-        let below = if lo - (sh as usize) < 64 * first {
-            let below_at = if j == 0 {
+        // The last word, masked (unless it is also the first).
+        if left > 0 {
+            let below = if j == 0 {
                 at - (stride - s.per + 1)
             } else {
                 at - 1
             };
-            self.data.word(below_at)
+            put(&mut self.data, at, below, m);
+            (at, j, left, m) = (
+                below,
+                if j == 0 { s.per - 1 } else { j - 1 },
+                left - 1,
+                u64::MAX,
+            );
+        }
+        while left > 0 {
+            // The words with the one below in the same block, then the
+            // block's first, from the last of the block before, past its
+            // metadata words.
+            let steps = j.min(left);
+            self.data.words_up(at + 1 - steps, steps, sh);
+            (at, j, left) = (at - steps, j - steps, left - steps);
+            if left == 0 {
+                break;
+            }
+            let below = at - (stride - s.per + 1);
+            put(&mut self.data, at, below, u64::MAX);
+            (at, j, left) = (below, s.per - 1, left - 1);
+        }
+        // The first word: word `first − 1` exists when the source reaches it.
+        let m = m & (u64::MAX << (lo % 64));
+        if lo - (sh as usize) < 64 * first {
+            let below = if j == 0 {
+                at - (stride - s.per + 1)
+            } else {
+                at - 1
+            };
+            put(&mut self.data, at, below, m);
         } else {
-            0
-        };
-        put(&mut self.data, at, cur, below, m & (u64::MAX << (lo % 64)));
+            let cur = self.data.word(at);
+            self.data.set_word(at, cur ^ ((cur ^ (cur << sh)) & m));
+        }
     }
 
     /// Bits `[lo, hi)` of strand `s` set to its bits `[lo + sh, hi + sh)`
     /// (`hi + sh` at most the strand's length, `0 < sh < 64`): from the
-    /// bottom word up, so that the word above is still unchanged (and read
-    /// once), masking only the first and last words.
+    /// bottom word up, so that the word above is still unchanged, masking
+    /// only the first and last words; the words between go a block's run
+    /// at a time ([`Store::words_down`]).
     #[inline(always)]
     fn strand_down(&mut self, s: Strand, lo: usize, hi: usize, sh: u32) {
         if lo >= hi {
@@ -129,48 +143,52 @@ impl<S: Store> Table<S> {
         // Words of the block left above `at`.
         let mut j = s.per - 1 - first % s.per;
         let mut at = s.word(stride, first);
-        let mut cur = self.data.word(at);
         // The bits from `lo` on in the first word.
         let mut m = u64::MAX << (lo % 64);
         let mut left = last - first;
-        let put = |data: &mut S, at: usize, cur: u64, above: u64, m: u64| {
-            let moved = (cur >> sh) | (above << (64 - sh));
+        let put = |data: &mut S, at: usize, above: usize, m: u64| {
+            let cur = data.word(at);
+            let moved = (cur >> sh) | (data.word(above) << (64 - sh));
             data.set_word(at, cur ^ ((cur ^ moved) & m));
         };
-        while left > 0 {
-            for _ in 0..j.min(left) {
-                let above = self.data.word(at + 1);
-                put(&mut self.data, at, cur, above, m);
-                (m, at, cur) = (u64::MAX, at + 1, above);
-            }
-            let steps = j.min(left);
-            (j, left) = (j - steps, left - steps);
-            if left == 0 {
-                break;
-            }
-            let above_at = at + stride - s.per + 1;
-            let above = self.data.word(above_at);
-            put(&mut self.data, at, cur, above, m);
-            (m, at, cur, j, left) = (u64::MAX, above_at, above, s.per - 1, left - 1);
-        }
-        // The last word: word `last + 1` exists when the source reaches it.
-        let above = if hi + sh as usize > 64 * (last + 1) {
-            let above_at = if j == 0 {
+        if left > 0 {
+            let above = if j == 0 {
                 at + stride - s.per + 1
             } else {
                 at + 1
             };
-            self.data.word(above_at)
+            put(&mut self.data, at, above, m);
+            (at, j, left, m) = (
+                above,
+                if j == 0 { s.per - 1 } else { j - 1 },
+                left - 1,
+                u64::MAX,
+            );
+        }
+        while left > 0 {
+            let steps = j.min(left);
+            self.data.words_down(at, steps, sh);
+            (at, j, left) = (at + steps, j - steps, left - steps);
+            if left == 0 {
+                break;
+            }
+            let above = at + stride - s.per + 1;
+            put(&mut self.data, at, above, u64::MAX);
+            (at, j, left) = (above, s.per - 1, left - 1);
+        }
+        // The last word: word `last + 1` exists when the source reaches it.
+        let m = m & (u64::MAX >> (hi.wrapping_neg() % 64));
+        if hi + sh as usize > 64 * (last + 1) {
+            let above = if j == 0 {
+                at + stride - s.per + 1
+            } else {
+                at + 1
+            };
+            put(&mut self.data, at, above, m);
         } else {
-            0
-        };
-        put(
-            &mut self.data,
-            at,
-            cur,
-            above,
-            m & (u64::MAX >> (hi.wrapping_neg() % 64)),
-        );
+            let cur = self.data.word(at);
+            self.data.set_word(at, cur ^ ((cur ^ (cur >> sh)) & m));
+        }
     }
 
     /// Moves the remainders and run-end bits of slots `[p, e)` to
