@@ -306,17 +306,19 @@ impl Store for Vec<u64> {
 
     #[inline(always)]
     fn words_up(&mut self, at: usize, n: usize, sh: u32) {
-        let w = &mut self[at - 1..at + n];
-        for i in (1..w.len()).rev() {
-            w[i] = (w[i] << sh) | (w[i - 1] >> (64 - sh));
+        // (Bottom up, the old word below carried.)
+        let mut below = self[at - 1];
+        for w in &mut self[at..at + n] {
+            (*w, below) = ((*w << sh) | (below >> (64 - sh)), *w);
         }
     }
 
     #[inline(always)]
     fn words_down(&mut self, at: usize, n: usize, sh: u32) {
-        let w = &mut self[at..=at + n];
-        for i in 0..w.len() - 1 {
-            w[i] = (w[i] >> sh) | (w[i + 1] << (64 - sh));
+        // (Top down, the old word above carried.)
+        let mut above = self[at + n];
+        for w in self[at..at + n].iter_mut().rev() {
+            (*w, above) = ((*w >> sh) | (above << (64 - sh)), *w);
         }
     }
 
