@@ -1,9 +1,10 @@
 //! Writes of one table: single bits, remainders and offsets, and the two
 //! changes nearly every insert and remove makes, one slot in
 //! ([`Table::insert_slot`]) or one slot out ([`Table::remove_slot`]), which
-//! move the slots after it by one a word at a time (the remainders of a
-//! block are one bit string of `64·r` bits, shifted by `r`) and adjust the
-//! offsets by one instead of computing them again.
+//! move the slots after it by one a word at a time (the remainders of all
+//! blocks are one bit string, a `Strand`, shifted by `r`, and the run-end
+//! bits another, shifted by one) and adjust the offsets by one instead of
+//! computing them again.
 
 use crate::bits::{Store, mask};
 use crate::table::{Place, SATURATED, Table, data_words, offset_words};
