@@ -212,6 +212,61 @@ pub(crate) fn nibble_step(occ: u64, ends: u64) -> (i64, i64) {
     (i64::from(low), i64::from(sum))
 }
 
+/// The set bits of each byte of `w`, in that byte.
+#[inline(always)]
+fn byte_counts(w: u64) -> u64 {
+    let s = w - ((w >> 1) & 0x5555_5555_5555_5555);
+    let s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F
+}
+
+/// A balance that starts at `p ≥ 0` before bit 0 and, at each bit `i`,
+/// gains bit `i` of `up` and loses bit `i` of `down`: `Ok(i)` for the
+/// first bit before which it is 0, else `Err(its value after bit 63)`.
+///
+/// Broadword, a byte at a time: it falls within a byte by at most the
+/// byte's bits of `down`, so a byte whose starting balance is above that
+/// count cannot hold a zero; all eight are compared at once, with the
+/// balances at their starts from one multiplication of the bytes' net
+/// counts (as in [`select_or_count`]), and only bytes that may hold a zero
+/// are walked, four bits at a time ([`nibble_step`]).
+#[inline(always)]
+pub(crate) fn first_zero(p: i64, up: u64, down: u64) -> Result<u32, i64> {
+    debug_assert!(p >= 0);
+    let (cu, cd) = (byte_counts(up), byte_counts(down));
+    // Byte k: the sum over bytes 0..=k of their net count plus 8 (at most
+    // 16 each, so no carries).
+    let sums = (cu + 8 * ONES - cd).wrapping_mul(ONES);
+    let before = sums << 8;
+    // Byte k: 63 + 8k + cd_k − before_k = 63 + cd_k − (its starting
+    // balance − p), in [7, 127]: at least 63 + p exactly when the byte's
+    // starting balance is at most its count of `down` bits. (Above 64,
+    // `p` is taken as 64, which can only add a byte to walk.)
+    const BIAS: u64 = 63 * ONES + 0x3830_2820_1810_0800;
+    let g = (BIAS + cd) - before;
+    let limit = (p.min(64) as u64 + 63) * ONES;
+    let mut bytes = ((g | HIGHS) - limit) & HIGHS;
+    while bytes != 0 {
+        let k = bytes.trailing_zeros() / 8;
+        let mut b = p + ((before >> (8 * k)) & 0xFF) as i64 - 8 * i64::from(k);
+        for i in (8 * k..8 * k + 8).step_by(4) {
+            let (low, sum) = nibble_step(up >> i, down >> i);
+            if b + low > 0 {
+                b += sum;
+                continue;
+            }
+            for i in i..i + 4 {
+                if b == 0 {
+                    return Ok(i);
+                }
+                b += ((up >> i) & 1) as i64 - ((down >> i) & 1) as i64;
+            }
+        }
+        bytes &= bytes - 1;
+    }
+    Err(p + (sums >> 56) as i64 - 64)
+}
+
 /// Write access to a table's words: a `Vec<u64>` (an owned filter) or a
 /// shard's atomic words (through its writer).
 pub(crate) trait Store: Words {
@@ -220,12 +275,51 @@ pub(crate) trait Store: Words {
     /// Extends the words with zeros to `n` words, or says `false` when
     /// the storage cannot (then nothing changes).
     fn extend_to(&mut self, n: usize) -> bool;
+
+    /// Words `[at, at + n)` (`at ≥ 1`), with word `at − 1` below them read
+    /// as one bit string, moved up by `sh` bits (`0 < sh < 64`): each word
+    /// becomes `w << sh | below >> (64 − sh)`, `below` the old word before
+    /// it. (A `Vec` does it over a slice, with no bounds check a word.)
+    #[inline(always)]
+    fn words_up(&mut self, at: usize, n: usize, sh: u32) {
+        for i in (at..at + n).rev() {
+            self.set_word(i, (self.word(i) << sh) | (self.word(i - 1) >> (64 - sh)));
+        }
+    }
+
+    /// Words `[at, at + n)`, with word `at + n` above them read as one bit
+    /// string, moved down by `sh` bits (`0 < sh < 64`): each word becomes
+    /// `w >> sh | above << (64 − sh)`, `above` the old word after it.
+    #[inline(always)]
+    fn words_down(&mut self, at: usize, n: usize, sh: u32) {
+        for i in at..at + n {
+            self.set_word(i, (self.word(i) >> sh) | (self.word(i + 1) << (64 - sh)));
+        }
+    }
 }
 
 impl Store for Vec<u64> {
     #[inline(always)]
     fn set_word(&mut self, i: usize, value: u64) {
         self[i] = value;
+    }
+
+    #[inline(always)]
+    fn words_up(&mut self, at: usize, n: usize, sh: u32) {
+        // (Bottom up, the old word below carried.)
+        let mut below = self[at - 1];
+        for w in &mut self[at..at + n] {
+            (*w, below) = ((*w << sh) | (below >> (64 - sh)), *w);
+        }
+    }
+
+    #[inline(always)]
+    fn words_down(&mut self, at: usize, n: usize, sh: u32) {
+        // (Top down, the old word above carried.)
+        let mut above = self[at + n];
+        for w in self[at..at + n].iter_mut().rev() {
+            (*w, above) = ((*w >> sh) | (above << (64 - sh)), *w);
+        }
     }
 
     fn extend_to(&mut self, n: usize) -> bool {
@@ -284,6 +378,40 @@ mod tests {
                 }
             }
         });
+    }
+
+    /// [`first_zero`] against its definition, bit by bit.
+    #[test]
+    fn first_zero_matches_a_bit_by_bit_walk() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rand = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let (a, b) = (rand(), rand());
+            // Dense and sparse words, and ones with more of either bit.
+            for (up, down) in [(a, b), (a & b, a | b), (a | b, a & b), (a & rand(), b)] {
+                for p in (0..70).chain([100, 1000]) {
+                    let mut bal = p;
+                    let mut want = None;
+                    for i in 0..64 {
+                        if bal == 0 {
+                            want = Some(i);
+                            break;
+                        }
+                        bal += ((up >> i) & 1) as i64 - ((down >> i) & 1) as i64;
+                    }
+                    let got = first_zero(p, up, down);
+                    match want {
+                        Some(i) => assert_eq!(got, Ok(i), "{up:#x} {down:#x} {p}"),
+                        None => assert_eq!(got, Err(bal), "{up:#x} {down:#x} {p}"),
+                    }
+                }
+            }
+        }
     }
 
     #[test]

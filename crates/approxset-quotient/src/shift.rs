@@ -1,11 +1,12 @@
 //! Writes of one table: single bits, remainders and offsets, and the two
 //! changes nearly every insert and remove makes, one slot in
 //! ([`Table::insert_slot`]) or one slot out ([`Table::remove_slot`]), which
-//! move the slots after it by one a word at a time (the remainders of a
-//! block are one bit string of `64·r` bits, shifted by `r`) and adjust the
-//! offsets by one instead of computing them again.
+//! move the slots after it by one a word at a time (the remainders of all
+//! blocks are one bit string, a `Strand`, shifted by `r`, and the run-end
+//! bits another, shifted by one) and adjust the offsets by one instead of
+//! computing them again.
 
-use crate::bits::{Store, mask, range_mask};
+use crate::bits::{Store, mask};
 use crate::table::{Place, SATURATED, Table, data_words, offset_words};
 
 impl<S: Store> Table<S> {
@@ -62,59 +63,132 @@ impl<S: Store> Table<S> {
         true
     }
 
-    /// Bits `[lo, hi)` of the bit string in words `base..` set to its bits
-    /// `[lo − sh, hi − sh)` (`sh ≤ lo`, `0 < sh < 64`).
-    fn bits_up(&mut self, base: usize, lo: usize, hi: usize, sh: usize) {
+    /// Bits `[lo, hi)` of strand `s` set to its bits `[lo − sh, hi − sh)`
+    /// (`sh ≤ lo`, `0 < sh < 64`): from the top word down, so that the word
+    /// below is still unchanged, masking only the first and last words;
+    /// the words between go a block's run at a time ([`Store::words_up`]).
+    #[inline(always)]
+    fn strand_up(&mut self, s: Strand, lo: usize, hi: usize, sh: u32) {
         if lo >= hi {
             return;
         }
+        let stride = self.stride();
         let (first, last) = (lo / 64, (hi - 1) / 64);
-        // From the top word down, so that the word below is still unchanged
-        // (and read once: it is the next word moved).
-        let mut w = last;
-        let mut cur = self.data.word(base + w);
-        loop {
-            let below = if w > 0 {
-                self.data.word(base + w - 1)
+        let mut j = last % s.per;
+        let mut at = s.word(stride, last);
+        // The bits below `hi` in the last word.
+        let mut m = u64::MAX >> (hi.wrapping_neg() % 64);
+        let mut left = last - first;
+        // The word at `at` from the one at `below`, under mask `m`.
+        let put = |data: &mut S, at: usize, below: usize, m: u64| {
+            let cur = data.word(at);
+            let moved = (cur << sh) | (data.word(below) >> (64 - sh));
+            data.set_word(at, cur ^ ((cur ^ moved) & m));
+        };
+        // The last word, masked (unless it is also the first).
+        if left > 0 {
+            let below = if j == 0 {
+                at - (stride - s.per + 1)
             } else {
-                0
+                at - 1
             };
-            let moved = (cur << sh) | (below >> (64 - sh));
-            self.data
-                .set_word(base + w, edge(w, first, last, lo, hi, cur, moved));
-            if w == first {
-                return;
+            put(&mut self.data, at, below, m);
+            (at, j, left, m) = (
+                below,
+                if j == 0 { s.per - 1 } else { j - 1 },
+                left - 1,
+                u64::MAX,
+            );
+        }
+        while left > 0 {
+            // The words with the one below in the same block, then the
+            // block's first, from the last of the block before, past its
+            // metadata words.
+            let steps = j.min(left);
+            self.data.words_up(at + 1 - steps, steps, sh);
+            (at, j, left) = (at - steps, j - steps, left - steps);
+            if left == 0 {
+                break;
             }
-            w -= 1;
-            cur = below;
+            let below = at - (stride - s.per + 1);
+            put(&mut self.data, at, below, u64::MAX);
+            (at, j, left) = (below, s.per - 1, left - 1);
+        }
+        // The first word: word `first − 1` exists when the source reaches it.
+        let m = m & (u64::MAX << (lo % 64));
+        if lo - (sh as usize) < 64 * first {
+            let below = if j == 0 {
+                at - (stride - s.per + 1)
+            } else {
+                at - 1
+            };
+            put(&mut self.data, at, below, m);
+        } else {
+            let cur = self.data.word(at);
+            self.data.set_word(at, cur ^ ((cur ^ (cur << sh)) & m));
         }
     }
 
-    /// Bits `[lo, hi)` of the bit string in words `base..base + words` set
-    /// to its bits `[lo + sh, hi + sh)` (`hi + sh ≤ 64·words`).
-    fn bits_down(&mut self, base: usize, lo: usize, hi: usize, sh: usize, words: usize) {
+    /// Bits `[lo, hi)` of strand `s` set to its bits `[lo + sh, hi + sh)`
+    /// (`hi + sh` at most the strand's length, `0 < sh < 64`): from the
+    /// bottom word up, so that the word above is still unchanged, masking
+    /// only the first and last words; the words between go a block's run
+    /// at a time ([`Store::words_down`]).
+    #[inline(always)]
+    fn strand_down(&mut self, s: Strand, lo: usize, hi: usize, sh: u32) {
         if lo >= hi {
             return;
         }
+        let stride = self.stride();
         let (first, last) = (lo / 64, (hi - 1) / 64);
-        // From the bottom word up, so that the word above is still unchanged
-        // (and read once: it is the next word moved).
-        let mut w = first;
-        let mut cur = self.data.word(base + w);
-        loop {
-            let above = if w + 1 < words {
-                self.data.word(base + w + 1)
+        // Words of the block left above `at`.
+        let mut j = s.per - 1 - first % s.per;
+        let mut at = s.word(stride, first);
+        // The bits from `lo` on in the first word.
+        let mut m = u64::MAX << (lo % 64);
+        let mut left = last - first;
+        let put = |data: &mut S, at: usize, above: usize, m: u64| {
+            let cur = data.word(at);
+            let moved = (cur >> sh) | (data.word(above) << (64 - sh));
+            data.set_word(at, cur ^ ((cur ^ moved) & m));
+        };
+        if left > 0 {
+            let above = if j == 0 {
+                at + stride - s.per + 1
             } else {
-                0
+                at + 1
             };
-            let moved = (cur >> sh) | (above << (64 - sh));
-            self.data
-                .set_word(base + w, edge(w, first, last, lo, hi, cur, moved));
-            if w == last {
-                return;
+            put(&mut self.data, at, above, m);
+            (at, j, left, m) = (
+                above,
+                if j == 0 { s.per - 1 } else { j - 1 },
+                left - 1,
+                u64::MAX,
+            );
+        }
+        while left > 0 {
+            let steps = j.min(left);
+            self.data.words_down(at, steps, sh);
+            (at, j, left) = (at + steps, j - steps, left - steps);
+            if left == 0 {
+                break;
             }
-            w += 1;
-            cur = above;
+            let above = at + stride - s.per + 1;
+            put(&mut self.data, at, above, u64::MAX);
+            (at, j, left) = (above, s.per - 1, left - 1);
+        }
+        // The last word: word `last + 1` exists when the source reaches it.
+        let m = m & (u64::MAX >> (hi.wrapping_neg() % 64));
+        if hi + sh as usize > 64 * (last + 1) {
+            let above = if j == 0 {
+                at + stride - s.per + 1
+            } else {
+                at + 1
+            };
+            put(&mut self.data, at, above, m);
+        } else {
+            let cur = self.data.word(at);
+            self.data.set_word(at, cur ^ ((cur ^ (cur >> sh)) & m));
         }
     }
 
@@ -122,56 +196,16 @@ impl<S: Store> Table<S> {
     /// `[p + 1, e + 1)` (slot `e` must exist; slot `p` keeps its old value).
     fn shift_up(&mut self, p: usize, e: usize) {
         let r = self.bits as usize;
-        // From the last block down: a block's slot 0 takes the slot 63 of
-        // the block below before that block moves.
-        for b in (p / 64..=e / 64).rev() {
-            let s = b * 64;
-            let lo = (p + 1).max(s) - s;
-            let hi = (e + 1).min(s + 64) - s;
-            if lo >= hi {
-                continue;
-            }
-            let base = b * self.stride();
-            let from = lo.max(1);
-            self.bits_up(base + 2, from * r, hi * r, r);
-            let ends = self.data.word(base + 1);
-            let m = range_mask(from, hi);
-            let mut moved = (ends & !m) | ((ends << 1) & m);
-            if lo == 0 {
-                let carry = self.rem(s - 1);
-                self.set_rem(s, carry);
-                moved = (moved & !1) | (self.runends(b - 1) >> 63);
-            }
-            self.data.set_word(base + 1, moved);
-        }
+        self.strand_up(Strand::rems(r), (p + 1) * r, (e + 1) * r, r as u32);
+        self.strand_up(Strand::RUNENDS, p + 1, e + 1, 1);
     }
 
     /// Moves the remainders and run-end bits of slots `[p + 1, e)` to
     /// `[p, e − 1)`, and clears slot `e − 1` (`p < e`).
     fn shift_down(&mut self, p: usize, e: usize) {
         let r = self.bits as usize;
-        // From the first block up: a block's slot 63 takes the slot 0 of
-        // the block above before that block moves.
-        for b in p / 64..=(e - 1) / 64 {
-            let s = b * 64;
-            let lo = p.max(s) - s;
-            let hi = (e - 1).min(s + 64) - s;
-            if lo >= hi {
-                continue;
-            }
-            let base = b * self.stride();
-            let to = hi.min(63);
-            self.bits_down(base + 2, lo * r, to * r, r, r);
-            let ends = self.data.word(base + 1);
-            let m = range_mask(lo, to);
-            let mut moved = (ends & !m) | ((ends >> 1) & m);
-            if hi == 64 {
-                let carry = self.rem(s + 64);
-                self.set_rem(s + 63, carry);
-                moved = (moved & !(1 << 63)) | (self.runends(b + 1) << 63);
-            }
-            self.data.set_word(base + 1, moved);
-        }
+        self.strand_down(Strand::rems(r), p * r, (e - 1) * r, r as u32);
+        self.strand_down(Strand::RUNENDS, p, e - 1, 1);
         self.set_rem(e - 1, 0);
         self.set_runend(e - 1, false);
     }
@@ -261,14 +295,29 @@ impl<S: Store> Table<S> {
     }
 }
 
-/// Word `w` of a move of bits `[lo, hi)` (words `first..=last`): the
-/// moved word, keeping `cur`'s bits outside the range in the first and
-/// last words.
-#[inline(always)]
-fn edge(w: usize, first: usize, last: usize, lo: usize, hi: usize, cur: u64, moved: u64) -> u64 {
-    if w != first && w != last {
-        return moved;
+/// One bit string laid over the blocks: words `at..at + per` of each
+/// block, read as the words of one string from block to block (the
+/// remainders, `r` words from the third; the run ends, the second word),
+/// so that a shift by whole slots crosses blocks with no carry of its own.
+#[derive(Clone, Copy)]
+struct Strand {
+    at: usize,
+    per: usize,
+}
+
+impl Strand {
+    /// The run-end bits: one bit a slot.
+    const RUNENDS: Strand = Strand { at: 1, per: 1 };
+
+    /// The remainders: `r` bits a slot.
+    #[inline(always)]
+    fn rems(r: usize) -> Strand {
+        Strand { at: 2, per: r }
     }
-    let m = range_mask(lo.max(w * 64) - w * 64, hi.min(w * 64 + 64) - w * 64);
-    (cur & !m) | (moved & m)
+
+    /// The index in the table's words of the strand's word `k`.
+    #[inline(always)]
+    fn word(self, stride: usize, k: usize) -> usize {
+        (k / self.per) * stride + self.at + k % self.per
+    }
 }

@@ -35,7 +35,7 @@ pub(crate) struct Plan {
 
 /// The most slots in use of a table of `home` slots before it counts as full.
 pub(crate) fn limit(home: usize) -> usize {
-    home / 20 * 19 + home % 20 * 19 / 20
+    home - home.div_ceil(20)
 }
 
 impl Plan {

@@ -14,7 +14,7 @@
 
 use approxset_core::format::Words;
 
-use crate::bits::{Portable, Select, mask, nibble_step};
+use crate::bits::{Portable, Select, first_zero, mask, with_select};
 use crate::codec;
 
 /// An offset this large is stored as this, and computed when read.
@@ -232,40 +232,45 @@ impl<S: Words> Table<S> {
     ///
     /// The runs pending at slot `x + 1` are those pending at `x`, plus one
     /// when quotient `x` is occupied, less one when slot `x` ends a run; so
-    /// the search walks that balance over the occupieds and run-end words
-    /// four slots at a time ([`nibble_step`]), slot by slot only in the
-    /// four slots where it can reach zero.
+    /// the search walks that balance over the occupieds and run-end words,
+    /// a word at a time ([`first_zero`]). With `unused` it walks the
+    /// balance plus slot `x`'s own occupied bit, which is 0 exactly at an
+    /// unused slot and moves by the occupied bit of `x + 1` less the
+    /// run-end bit of `x`: the occupieds read one slot ahead.
     pub(crate) fn settle(&self, y: usize, k: usize, unused: bool) -> usize {
-        let mut pending = k as i64;
-        let mut x = y;
-        while x < self.slots() {
-            let blk = x / 64;
-            let (occ, ends) = (self.occupieds(blk), self.runends(blk));
-            let mut i = x % 64;
-            if i == 0 && pending > 64 {
-                pending += i64::from(occ.count_ones()) - i64::from(ends.count_ones());
-                x += 64;
-                continue;
-            }
-            while i < 64 {
-                if i % 4 == 0 {
-                    let (low, sum) = nibble_step(occ >> i, ends >> i);
-                    if pending + low > 0 {
-                        pending += sum;
-                        i += 4;
-                        continue;
-                    }
-                }
-                let (o, e) = ((occ >> i) & 1, (ends >> i) & 1);
-                if pending == 0 && (!unused || o == 0) {
-                    return blk * 64 + i;
-                }
-                pending += o as i64 - e as i64;
-                i += 1;
-            }
-            x = (blk + 1) * 64;
+        if y >= self.slots() {
+            return self.slots();
         }
-        self.slots()
+        let mut blk = y / 64;
+        let mut occ = self.occupieds(blk);
+        let mut pending = k as i64 + i64::from(unused && (occ >> (y % 64)) & 1 == 1);
+        if pending == 0 {
+            return y;
+        }
+        // Slots before `y` in its word move nothing (the balance, above 0,
+        // has no zero there).
+        let mut keep = u64::MAX << (y % 64);
+        loop {
+            let next = if blk + 1 < self.blocks {
+                self.occupieds(blk + 1)
+            } else {
+                0
+            };
+            let up = if unused {
+                (occ >> 1) | (next << 63)
+            } else {
+                occ
+            };
+            match first_zero(pending, up & keep, self.runends(blk) & keep) {
+                Ok(i) => return blk * 64 + i as usize,
+                Err(p) => pending = p,
+            }
+            blk += 1;
+            if blk >= self.blocks {
+                return self.slots();
+            }
+            (occ, keep) = (next, u64::MAX);
+        }
     }
 
     /// The last run end before slot `end - 1` and after `floor`, plus one,
@@ -296,28 +301,24 @@ impl<S: Words> Table<S> {
         }
     }
 
-    /// The slots `[start, end)` of the run of quotient `q`, if it has one.
-    #[inline]
-    pub(crate) fn run(&self, q: usize) -> Option<(usize, usize)> {
-        if !self.is_occupied(q) {
-            return None;
-        }
-        let end = self.covered_to(q);
-        Some((self.run_start(q, end), end))
-    }
-
     /// Where remainder `rem` lies or would go in the run of quotient `q`.
+    /// The rank and select that find the run's end run in the POPCNT and
+    /// PDEP build where the processor has them ([`with_select!`]): an
+    /// update's search crosses into that build and back for them alone,
+    /// their result a word in a register.
     #[inline]
     pub(crate) fn place(&self, q: usize, rem: u64) -> Place {
-        let Some((start, end)) = self.run(q) else {
-            let s = self.covered_to(q).max(q);
+        let covered = with_select!(|sel| self.covered_with(sel, q, self.offset(q / 64)));
+        if !self.is_occupied(q) {
+            let s = covered.max(q);
             return Place {
                 start: s,
                 end: s,
                 at: s,
                 count: 0,
             };
-        };
+        }
+        let (start, end) = (self.run_start(q, covered), covered);
         // (Saturating: a lookup racing a shard's writer may read a torn
         // run, which the shard then reads again.)
         let len = end.saturating_sub(start);
