@@ -177,7 +177,10 @@ impl Select for Pdep {
 
 /// `$body` with `$sel` bound to the fastest [`Select`] of this processor:
 /// compiled twice, run in the PDEP build ([`Pdep::run`]) where the
-/// processor has a fast PDEP, else with [`Portable`].
+/// processor has a fast PDEP, else with [`Portable`] ([`Portable::run`]).
+/// Both builds are out of line and the closure moves what it captures,
+/// so a caller that passes two words (a reference and the hash) crosses
+/// with them in registers and keeps few registers of its own.
 macro_rules! with_select {
     (|$sel:ident| $body:expr) => {
         match $crate::bits::Pdep::detect() {
