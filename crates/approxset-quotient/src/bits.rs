@@ -84,6 +84,16 @@ pub(crate) trait Select: Copy {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Portable;
 
+impl Portable {
+    /// `f`, out of line: the build for processors without a fast PDEP,
+    /// kept out of its caller so that the caller's own code (the dispatch
+    /// and what a lookup does before it) keeps few registers.
+    #[inline(never)]
+    pub(crate) fn run<T>(self, f: impl FnOnce() -> T) -> T {
+        f()
+    }
+}
+
 impl Select for Portable {
     #[inline(always)]
     fn select_or_count(self, w: u64, k: u32) -> Result<u32, u32> {
@@ -167,15 +177,18 @@ impl Select for Pdep {
 
 /// `$body` with `$sel` bound to the fastest [`Select`] of this processor:
 /// compiled twice, run in the PDEP build ([`Pdep::run`]) where the
-/// processor has a fast PDEP, else with [`Portable`].
+/// processor has a fast PDEP, else with [`Portable`] ([`Portable::run`]).
+/// Both builds are out of line and the closure moves what it captures,
+/// so a caller that passes two words (a reference and the hash) crosses
+/// with them in registers and keeps few registers of its own.
 macro_rules! with_select {
     (|$sel:ident| $body:expr) => {
         match $crate::bits::Pdep::detect() {
-            Some($sel) => $sel.run(|| $body),
-            None => {
+            Some($sel) => $sel.run(move || $body),
+            None => $crate::bits::Portable.run(move || {
                 let $sel = $crate::bits::Portable;
                 $body
-            }
+            }),
         }
     };
 }

@@ -185,7 +185,9 @@ pub(crate) fn holds<'t, S: Words + 't>(
     tables: impl IntoIterator<Item = &'t Table<S>>,
     digest: Digest,
 ) -> bool {
-    with_select!(|sel| holds_by(sel, tables, digest))
+    // (The closure holds two words, passed in registers.)
+    let h1 = digest.h1();
+    with_select!(|sel| holds_by(sel, tables, h1))
 }
 
 /// [`holds`] with `sel`'s selects.
@@ -193,10 +195,10 @@ pub(crate) fn holds<'t, S: Words + 't>(
 fn holds_by<'t, S: Words + 't>(
     sel: impl Select,
     tables: impl IntoIterator<Item = &'t Table<S>>,
-    digest: Digest,
+    h1: u64,
 ) -> bool {
     tables.into_iter().any(|t| {
-        let (q, rem) = split(digest.h1(), t.range(), t.bits);
+        let (q, rem) = split(h1, t.range(), t.bits);
         t.contains(sel, q, rem)
     })
 }
