@@ -121,9 +121,11 @@ pub trait Layout: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'stati
         None
     }
 
-    /// Whether the layout tests a key's block at once
-    /// ([`block_contains`](Self::block_contains) answers), so a batched
-    /// lookup needs no second pass.
+    /// Whether a batched lookup tests each key's block at once after its
+    /// prefetch ([`block_contains_all`](Self::block_contains_all), or
+    /// [`block_contains`](Self::block_contains) key by key), with no second
+    /// pass: the split-block layout. The blocked layout answers
+    /// `block_contains` too, but its batched lookup keeps its two passes.
     #[doc(hidden)]
     const BLOCK_TEST: bool = false;
 
@@ -345,7 +347,7 @@ impl Layout for Blocked {
 
     /// The key's 512-bit block taken as eight words with one bounds check,
     /// its bits set in them with none (each in-block position is below
-    /// 512): 253 → 2xx instructions an insert (`icount blocked-insert`).
+    /// 512): 253 → 239 instructions an insert (`icount blocked-insert`).
     #[inline(always)]
     fn block_insert(words: &mut [u64], bits: u64, hashes: u32, digest: Digest) -> Option<u32> {
         let at = blocked_block(bits, digest) as usize * BLOCK_WORDS;
