@@ -397,12 +397,7 @@ mod tests {
     #[test]
     fn first_zero_matches_a_bit_by_bit_walk() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rand = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rand = move || approxset_core::hash::splitmix64(&mut x);
         for _ in 0..20_000 {
             let (a, b) = (rand(), rand());
             // Dense and sparse words, and ones with more of either bit.
