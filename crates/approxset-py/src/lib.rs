@@ -2,11 +2,13 @@
 //! module functions of the Python package `approxset` (see
 //! `python/approxset/__init__.py`, which re-exports them).
 //!
-//! A filter is a `Box<dyn Membership>` behind a read-write lock: lookups
-//! share it, inserts take it alone, and the batch calls hold it with the
-//! GIL released. No Python code runs while the lock is held (each chunk
-//! of keys is gathered first), so a generator that looks into the filter
-//! it feeds cannot deadlock. Batches read their keys a chunk at a time
+//! A filter is a `Box<dyn Membership>` behind a read-write lock
+//! (`cell.rs`): lookups share it, inserts take it alone, and the batch
+//! calls hold it with the GIL released; a one-key call holding the GIL
+//! skips the lock while no batch call or other guard is under way. No
+//! Python code runs while the lock is held (each chunk of keys is gathered
+//! first, and `info` reads the filter before it builds its dict), so a
+//! generator that looks into the filter it feeds cannot deadlock. Batches read their keys a chunk at a time
 //! (`source.rs`, `chunk.rs`, `batches.rs`), so that their extra memory is
 //! bounded whatever the input's size. The constructors' arguments and
 //! the builds they drive are in `construct.rs`.
@@ -14,6 +16,7 @@
 mod args;
 mod arrays;
 mod batches;
+mod cell;
 mod chunk;
 mod construct;
 mod errors;
@@ -23,14 +26,14 @@ mod spark;
 mod tools;
 
 use std::path::PathBuf;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use approxset::format::DEFAULT_READ_LIMIT;
-use approxset::{ApproxSet, Deletable, HashKey, Removal, Value, Variant};
+use approxset::{ApproxSet, Digest, HashKey, Removal, Value, Variant};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyTuple, PyType};
 
+use crate::cell::GilCell;
 use crate::construct::{Boxed, Recipe};
 use crate::errors::{IntoPy, Kind};
 use crate::keys::digest_of;
@@ -66,7 +69,7 @@ use crate::source::Source;
 #[pyclass(module = "approxset", frozen, name = "Filter")]
 #[derive(Debug)]
 struct Filter {
-    inner: RwLock<Boxed>,
+    inner: GilCell<Boxed>,
     /// The filter's hash key (fixed for its life), to hash keys before
     /// taking the lock.
     key: HashKey,
@@ -81,19 +84,69 @@ impl Filter {
         Ok(Filter {
             key: boxed.hash_key(),
             variant,
-            inner: RwLock::new(boxed),
+            inner: GilCell::new(boxed),
         })
     }
 
-    fn read(&self) -> RwLockReadGuard<'_, Boxed> {
-        // A panic cannot happen while the lock is held; if it did, the
-        // filter itself is still consistent (every operation that fails
-        // changes nothing).
-        self.inner.read().unwrap_or_else(PoisonError::into_inner)
+    fn read(&self) -> cell::Read<'_, Boxed> {
+        self.inner.read()
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, Boxed> {
-        self.inner.write().unwrap_or_else(PoisonError::into_inner)
+    fn write(&self) -> cell::Write<'_, Boxed> {
+        self.inner.write()
+    }
+
+    /// The one-key lookup, with the GIL held (no lock while nothing else
+    /// uses the filter).
+    #[allow(unsafe_code)]
+    fn contains_one(&self, py: Python<'_>, digest: Digest) -> bool {
+        // SAFETY: a lookup of the library's runs no Python code.
+        unsafe { self.inner.attached(py, |b| b.contains_digest(digest)) }
+    }
+
+    /// The one-key insert (`if_absent`: only when absent), with the GIL
+    /// held; `None` for a static filter.
+    #[allow(unsafe_code)]
+    fn insert_one(
+        &self,
+        py: Python<'_>,
+        digest: Digest,
+        if_absent: bool,
+    ) -> Option<approxset::Result<bool>> {
+        let insert = |b: &mut Boxed| {
+            let set = b.as_approx_set_mut()?;
+            Some(if if_absent {
+                set.insert_digest_if_absent(digest)
+            } else {
+                set.insert_digest(digest)
+            })
+        };
+        // SAFETY: an insert of the library's runs no Python code.
+        unsafe { self.inner.attached_mut(py, insert) }
+    }
+
+    /// The one-key remove, with the GIL held; `None` where the variant
+    /// cannot delete.
+    #[allow(unsafe_code)]
+    fn remove_one(&self, py: Python<'_>, digest: Digest) -> Option<Removal> {
+        let remove = |b: &mut Boxed| {
+            let set = b.as_approx_set_mut()?.as_deletable_mut()?;
+            Some(set.remove_digest(digest))
+        };
+        // SAFETY: a remove of the library's runs no Python code.
+        unsafe { self.inner.attached_mut(py, remove) }
+    }
+
+    /// The one-key count, with the GIL held; `None` where the variant
+    /// cannot delete.
+    #[allow(unsafe_code)]
+    fn count_one(&self, py: Python<'_>, digest: Digest) -> Option<u32> {
+        let count = |b: &Boxed| {
+            let set = b.as_approx_set()?.as_deletable()?;
+            Some(set.count_digest(digest).value())
+        };
+        // SAFETY: a count of the library's runs no Python code.
+        unsafe { self.inner.attached(py, count) }
     }
 
     /// The filter as a set that takes inserts, or the error of a static one.
@@ -102,20 +155,6 @@ impl Filter {
         boxed
             .as_approx_set_mut()
             .ok_or_else(|| errors::static_filter(py, variant))
-    }
-
-    /// The filter as a set that removes, or the error of one that cannot
-    /// (for the Python method `operation`).
-    fn deletable<'a>(
-        py: Python<'_>,
-        boxed: &'a mut Boxed,
-        operation: &str,
-    ) -> PyResult<&'a mut dyn Deletable> {
-        let variant = boxed.variant();
-        boxed
-            .as_approx_set_mut()
-            .and_then(|s| s.as_deletable_mut())
-            .ok_or_else(|| errors::cannot_delete(py, variant, operation))
     }
 
     /// An independent copy (through the binary format).
@@ -244,11 +283,10 @@ impl Filter {
     /// ``FullError`` when a cuckoo filter has no room (nothing changes).
     fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
         let digest = digest_of(&self.key, key)?;
-        let mut boxed = self.write();
-        Filter::insertable(py, &mut boxed)?
-            .insert_digest(digest)
-            .py(py)
-            .map(drop)
+        match self.insert_one(py, digest, false) {
+            Some(inserted) => inserted.py(py).map(drop),
+            None => Err(errors::static_filter(py, self.variant.name())),
+        }
     }
 
     /// Adds every key of an iterable (or NumPy/Arrow array); see
@@ -268,6 +306,7 @@ impl Filter {
             Filter::insertable(py, &mut boxed)?;
         }
         let mut source = Source::new(keys)?;
+        let _batch = self.inner.batch(py);
         batches::insert_all(py, &mut source, self.key, |digests| {
             let mut boxed = self.write();
             match boxed.as_approx_set_mut() {
@@ -288,14 +327,15 @@ impl Filter {
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut source = Source::new(keys)?;
+        let _batch = self.inner.batch(py);
         batches::contains_all(py, &mut source, self.key, |digests, out| {
             self.read().contains_digests(digests, out)
         })
     }
 
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let digest = digest_of(&self.key, key)?;
-        Ok(self.read().contains_digest(digest))
+        Ok(self.contains_one(py, digest))
     }
 
     /// Removes one copy of ``key`` (counting and cuckoo filters). Raises
@@ -306,9 +346,8 @@ impl Filter {
     /// cause false negatives.
     fn remove(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
         let digest = digest_of(&self.key, key)?;
-        let removal = {
-            let mut boxed = self.write();
-            Filter::deletable(py, &mut boxed, "remove")?.remove_digest(digest)
+        let Some(removal) = self.remove_one(py, digest) else {
+            return Err(errors::cannot_delete(py, self.variant.name(), "remove"));
         };
         match removal {
             Removal::Removed => Ok(()),
@@ -328,10 +367,10 @@ impl Filter {
     /// whether a copy was removed.
     fn discard(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let digest = digest_of(&self.key, key)?;
-        let mut boxed = self.write();
-        Ok(Filter::deletable(py, &mut boxed, "discard")?
-            .remove_digest(digest)
-            .is_removed())
+        match self.remove_one(py, digest) {
+            Some(removal) => Ok(removal.is_removed()),
+            None => Err(errors::cannot_delete(py, self.variant.name(), "discard")),
+        }
     }
 
     /// An upper bound on the number of times ``key`` was added (less its
@@ -339,13 +378,10 @@ impl Filter {
     /// absent; a counting filter's 15 means saturated, at least 15.
     fn count(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         let digest = digest_of(&self.key, key)?;
-        // A read: the shared lock, so counts run beside lookups.
-        let boxed = self.read();
-        let filter = boxed
-            .as_approx_set()
-            .and_then(|s| s.as_deletable())
-            .ok_or_else(|| errors::cannot_delete(py, boxed.variant(), "count"))?;
-        Ok(filter.count_digest(digest).value())
+        // A read (the shared lock when one is taken), so counts run
+        // beside lookups.
+        self.count_one(py, digest)
+            .ok_or_else(|| errors::cannot_delete(py, self.variant.name(), "count"))
     }
 
     /// Adds ``key`` unless the filter may already hold it; returns whether
@@ -353,10 +389,10 @@ impl Filter {
     /// on a deleting filter, only remove keys this returned ``True`` for.
     fn add_if_absent(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let digest = digest_of(&self.key, key)?;
-        let mut boxed = self.write();
-        Filter::insertable(py, &mut boxed)?
-            .insert_digest_if_absent(digest)
-            .py(py)
+        match self.insert_one(py, digest, true) {
+            Some(inserted) => inserted.py(py),
+            None => Err(errors::static_filter(py, self.variant.name())),
+        }
     }
 
     /// Removes every key, keeping the size and the hash key.
@@ -480,25 +516,35 @@ impl Filter {
 
     /// The variant, sizes, rates and parameters as a dict.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let boxed = self.read();
+        // Read first, then build the dict with no guard held (building it
+        // may run Python code: a collection's finalisers).
+        let (len, capacity, fp_rate, estimated_fp_rate, estimated_items, memory, parameters) = {
+            let boxed = self.read();
+            (
+                boxed.len(),
+                boxed.capacity(),
+                boxed.fp_rate(),
+                boxed.estimated_fp_rate(),
+                boxed.estimated_items(),
+                boxed.memory_bytes(),
+                boxed.parameters(),
+            )
+        };
         let d = PyDict::new(py);
         d.set_item("variant", self.variant.name())?;
-        d.set_item("len", boxed.len())?;
-        d.set_item("capacity", boxed.capacity())?;
-        d.set_item("fp_rate", boxed.fp_rate())?;
-        d.set_item("estimated_fp_rate", boxed.estimated_fp_rate())?;
-        d.set_item("estimated_items", boxed.estimated_items())?;
-        d.set_item("memory_bytes", boxed.memory_bytes())?;
-        d.set_item(
-            "bits_per_key",
-            boxed.memory_bytes() as f64 * 8.0 / boxed.capacity().max(1) as f64,
-        )?;
+        d.set_item("len", len)?;
+        d.set_item("capacity", capacity)?;
+        d.set_item("fp_rate", fp_rate)?;
+        d.set_item("estimated_fp_rate", estimated_fp_rate)?;
+        d.set_item("estimated_items", estimated_items)?;
+        d.set_item("memory_bytes", memory)?;
+        d.set_item("bits_per_key", memory as f64 * 8.0 / capacity.max(1) as f64)?;
         d.set_item("hash", self.key.function().name())?;
         d.set_item("static", self.variant.is_static())?;
         d.set_item("deletable", self.variant.supports_delete())?;
         d.set_item("mergeable", tools::merges(self.variant))?;
         let params = PyDict::new(py);
-        for (name, v) in boxed.parameters() {
+        for (name, v) in parameters {
             params.set_item(name, value(py, v)?)?;
         }
         d.set_item("parameters", params)?;
@@ -549,6 +595,7 @@ fn load(py: Python<'_>, path: PathBuf, max_bytes: Option<&Bound<'_, PyAny>>) -> 
 /// The extension module.
 #[pymodule]
 fn _approxset(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    cell::init(m.py())?;
     m.add_class::<Filter>()?;
     spark::register(m)?;
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;

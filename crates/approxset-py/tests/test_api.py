@@ -370,6 +370,46 @@ def test_batches_release_the_gil_and_agree_with_one_at_a_time():
     assert len(g) == 10
 
 
+@pytest.mark.parametrize("variant", ["cuckoo", "quotient"])
+def test_one_key_calls_race_batches_that_move_entries(variant):
+    # A one-key call skips the filter's lock only while no batch call is
+    # under way. Here one thread's batches (GIL released) fill a cuckoo
+    # filter to 95 %, kicking entries from bucket to bucket, or grow and
+    # shift a quotient filter, while this thread looks up keys already in
+    # (a lookup beside a move without the lock can miss its key) and
+    # adds, counts and removes keys of its own.
+    f = approxset.Filter(variant, 100_000, seed=3)
+    mine = [f"m{i}" for i in range(50_000)]
+    f.add_many(mine)
+    batch_keys = [f"b{i}" for i in range(45_000 if variant == "cuckoo" else 600_000)]
+    done = threading.Event()
+
+    def batches():
+        for i in range(0, len(batch_keys), 5_000):
+            f.add_many(batch_keys[i : i + 5_000])
+            f.contains_many(mine[:5_000])
+        done.set()
+
+    t = threading.Thread(target=batches)
+    t.start()
+    missed, n = [], 0
+    while not done.is_set():
+        k = mine[n % len(mine)]
+        if k not in f or f.count(k) < 1:
+            missed.append(k)
+        n += 1
+    t.join()
+    assert missed == []
+    for i in range(1_000):
+        k = f"s{i}"
+        f.add(k)
+        assert k in f and f.count(k) >= 1 and not f.add_if_absent(k)
+        if i % 2:
+            f.remove(k)
+    assert len(f) == len(mine) + len(batch_keys) + 500
+    assert all(f.contains_many(batch_keys)) and all(f.contains_many(mine))
+
+
 @pytest.mark.parametrize("variant", DELETABLE)
 def test_count_and_add_if_absent(variant):
     f = approxset.Filter(variant, 1000, seed=1)
