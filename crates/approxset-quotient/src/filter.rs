@@ -275,6 +275,10 @@ impl QuotientFilter {
     /// past 64 bits, [`Error::TooLarge`] past `max_bytes`,
     /// [`Error::AllocationFailed`]; the filter is then unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+        if self.insert_at_home(digest) {
+            self.len += 1;
+            return Ok(true);
+        }
         let mut at = locate(&self.tables, digest);
         let new = at.place.count == 0;
         let last = self.tables.len() - 1;
@@ -288,6 +292,28 @@ impl QuotientFilter {
             .expect("a vector grows");
         self.len += 1;
         Ok(new)
+    }
+
+    /// The insert of most of a fill, without the search of an update: a
+    /// fingerprint whose home slot in the newest table is free
+    /// ([`Table::is_free`]; so that table does not hold it), which no
+    /// older table holds, while the newest is below its limit, goes into
+    /// that slot as a run of its own (nothing moves). `false`, nothing
+    /// changed, in any other case.
+    #[inline(always)]
+    fn insert_at_home(&mut self, digest: Digest) -> bool {
+        let last = self.tables.len() - 1;
+        let (older, newest) = self.tables.split_at_mut(last);
+        let t = &mut newest[0];
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
+        if t.used >= limit(t.home) || !t.is_free(q) {
+            return false;
+        }
+        if !older.is_empty() && locate(&*older, digest).place.count > 0 {
+            return false;
+        }
+        t.put_at_home(q, rem);
+        true
     }
 
     /// Adds the next table: twice the home slots of the last, wider

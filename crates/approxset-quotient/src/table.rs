@@ -231,6 +231,27 @@ impl<S: Words> Table<S> {
         }
     }
 
+    /// Whether slot `q` (a home slot) is free: no run holds it, so that
+    /// quotient `q` is not occupied either. Without a select: the runs of
+    /// quotients before `q`'s block hold the block's slots up to its
+    /// offset; past it, those of the block's quotients up to `q` hold
+    /// slot `q` unless each has ended before it, that is, unless the
+    /// block's run ends from its offset to `q` are as many as its
+    /// occupied quotients up to `q` (a run ending before `q` has a
+    /// quotient below `q`).
+    #[inline(always)]
+    pub(crate) fn is_free(&self, q: usize) -> bool {
+        let (b, bit) = (q / 64, q % 64);
+        let occ = self.occupieds(b);
+        let o = self.offset(b);
+        if o > bit || (occ >> bit) & 1 == 1 {
+            return false;
+        }
+        let occ = occ & (u64::MAX >> (63 - bit));
+        let ends = self.runends(b) & (u64::MAX << o) & !(u64::MAX << bit);
+        occ.count_ones() == ends.count_ones()
+    }
+
     /// The occupied quotients in `[a, b)` (`b ≤ slots()`).
     #[inline]
     pub(crate) fn occupied_count(&self, a: usize, b: usize) -> usize {

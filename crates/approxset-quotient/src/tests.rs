@@ -305,6 +305,27 @@ fn settle_matches_a_slot_by_slot_scan() {
     assert!(checked > 0);
 }
 
+/// `Table::is_free`, the select-free test of an insert's home slot, against
+/// its definition (no run reaches the slot) at every home slot of a table
+/// filled a fifth, three fifths and to its limit.
+#[test]
+fn is_free_matches_the_covered_slots() {
+    let mut f = filter(5_000, 0.01);
+    let mut i = 0u32;
+    for n in [1_000, 3_000, 4_750] {
+        while i < n {
+            f.insert(&i).unwrap();
+            i += 1;
+        }
+        let t = &f.tables[0];
+        let free = (0..t.home).filter(|&x| {
+            assert_eq!(t.is_free(x), t.covered_to(x) <= x, "slot {x} at {n}");
+            t.is_free(x)
+        });
+        assert!(free.count() >= t.home - t.used);
+    }
+}
+
 /// `Table::contains`, the codec-free membership test, against the count
 /// for every fingerprint of coarse tables (2- to 7-bit remainders: many
 /// zero remainders, counters that open with 0 and with a smaller value)
