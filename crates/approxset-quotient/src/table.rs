@@ -243,8 +243,11 @@ impl<S: Words> Table<S> {
     pub(crate) fn is_free(&self, q: usize) -> bool {
         let (b, bit) = (q / 64, q % 64);
         let occ = self.occupieds(b);
+        if (occ >> bit) & 1 == 1 {
+            return false;
+        }
         let o = self.offset(b);
-        if o > bit || (occ >> bit) & 1 == 1 {
+        if o > bit {
             return false;
         }
         let occ = occ & (u64::MAX >> (63 - bit));
