@@ -336,6 +336,16 @@ impl QuotientFilter {
     /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
     /// (changing nothing) when no table holds it.
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
+        // The oldest table is the first to look in: when its home slot
+        // holds the fingerprint's run alone, that copy goes, and nothing
+        // moves.
+        let t = &mut self.tables[0];
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
+        if t.is_alone_at_home(q, rem) {
+            t.take_at_home(q);
+            self.len -= 1;
+            return Removal::Removed;
+        }
         let at = locate(&self.tables, digest);
         if at.place.count == 0 {
             return Removal::Absent;

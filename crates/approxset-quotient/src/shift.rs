@@ -278,6 +278,19 @@ impl<S: Store> Table<S> {
         self.entries += 1;
     }
 
+    /// Clears slot `q`, which holds the run of quotient `q` alone with
+    /// count 1 ([`Table::is_alone_at_home`]): what
+    /// [`remove_slot`](Self::remove_slot) does there, where nothing after
+    /// it moves (the runs pending at `q + 1` all ended at `q`) and no
+    /// offset changes.
+    pub(crate) fn take_at_home(&mut self, q: usize) {
+        self.set_rem(q, 0);
+        self.set_runend(q, false);
+        self.set_occupied(q, false);
+        self.used -= 1;
+        self.entries -= 1;
+    }
+
     /// Takes out the slot at `place.at` of quotient `q`'s run (an entry of
     /// count 1, or one copy of an entry of count 2), moving the runs after
     /// it down by one up to the first that starts at its own quotient or

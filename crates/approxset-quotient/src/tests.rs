@@ -305,11 +305,14 @@ fn settle_matches_a_slot_by_slot_scan() {
     assert!(checked > 0);
 }
 
-/// `Table::is_free`, the select-free test of an insert's home slot, against
-/// its definition (no run reaches the slot) at every home slot of a table
-/// filled a fifth, three fifths and to its limit.
+/// `Table::is_free` and `Table::is_alone_at_home`, the select-free tests
+/// of an insert's and a remove's home slot, against their definitions (no
+/// run reaches the slot; the run of the slot's quotient is that slot alone,
+/// and holds the remainder once) at every home slot of a table filled a
+/// fifth, three fifths and to its limit, with the remainder there and
+/// another.
 #[test]
-fn is_free_matches_the_covered_slots() {
+fn home_slot_tests_match_their_definitions() {
     let mut f = filter(5_000, 0.01);
     let mut i = 0u32;
     for n in [1_000, 3_000, 4_750] {
@@ -323,6 +326,16 @@ fn is_free_matches_the_covered_slots() {
             t.is_free(x)
         });
         assert!(free.count() >= t.home - t.used);
+        let mut alone = 0;
+        for x in 0..t.home {
+            for rem in [t.rem(x), t.rem(x) ^ 1] {
+                let place = t.place(x, rem);
+                let want = place.start == x && place.end == x + 1 && place.count == 1;
+                assert_eq!(t.is_alone_at_home(x, rem), want, "slot {x} at {n}");
+                alone += usize::from(want);
+            }
+        }
+        assert!(alone > t.home / 10);
     }
 }
 
