@@ -149,6 +149,8 @@ mod tests {
             .chain([1 << 40, 1 << 62, 1 << 63])
         {
             assert_eq!(limit(home), home - home.div_ceil(20), "{home}");
+            // `Table::home_tests_pay` implies a table below its limit.
+            assert!(home - home / 8 <= limit(home), "{home}");
         }
         assert!(Plan::new(0, 0.01).is_err());
         assert!(Plan::new(10, 0.0).is_err());
