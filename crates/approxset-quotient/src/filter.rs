@@ -276,7 +276,6 @@ impl QuotientFilter {
     /// [`Error::AllocationFailed`]; the filter is then unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
         if self.insert_at_home(digest) {
-            self.len += 1;
             return Ok(true);
         }
         let mut at = locate(&self.tables, digest);
@@ -292,29 +291,6 @@ impl QuotientFilter {
             .expect("a vector grows");
         self.len += 1;
         Ok(new)
-    }
-
-    /// The insert of most of a fill, without the search of an update: a
-    /// fingerprint whose home slot in the newest table is free
-    /// ([`Table::is_free`]; so that table does not hold it), which no
-    /// older table holds, while the newest is below 7/8 load (so below its
-    /// limit; [`Table::home_tests_pay`]), goes into that slot as a run of
-    /// its own (nothing moves). `false`, nothing changed, in any other
-    /// case.
-    #[inline(always)]
-    fn insert_at_home(&mut self, digest: Digest) -> bool {
-        let last = self.tables.len() - 1;
-        let (older, newest) = self.tables.split_at_mut(last);
-        let t = &mut newest[0];
-        let (q, rem) = split(digest.h1(), t.range(), t.bits);
-        if !t.home_tests_pay() || !t.is_free(q) {
-            return false;
-        }
-        if !older.is_empty() && locate(&*older, digest).place.count > 0 {
-            return false;
-        }
-        t.put_at_home(q, rem);
-        true
     }
 
     /// Adds the next table: twice the home slots of the last, wider
@@ -337,14 +313,7 @@ impl QuotientFilter {
     /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
     /// (changing nothing) when no table holds it.
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
-        // The oldest table is the first to look in: when its home slot
-        // holds the fingerprint's run alone, that copy goes, and nothing
-        // moves (tested below 7/8 load only, `Table::home_tests_pay`).
-        let t = &mut self.tables[0];
-        let (q, rem) = split(digest.h1(), t.range(), t.bits);
-        if t.home_tests_pay() && t.is_alone_at_home(q, rem) {
-            t.take_at_home(q);
-            self.len -= 1;
+        if self.remove_at_home(digest) {
             return Removal::Removed;
         }
         let at = locate(&self.tables, digest);

@@ -265,32 +265,6 @@ impl<S: Store> Table<S> {
         true
     }
 
-    /// Writes `value` into free slot `q` ([`Table::is_free`]) as the run
-    /// of quotient `q` alone, a new entry of count 1: what
-    /// [`insert_slot`](Self::insert_slot) does there, with nothing to
-    /// move and no offset to change.
-    pub(crate) fn put_at_home(&mut self, q: usize, value: u64) {
-        debug_assert!(self.is_free(q));
-        self.set_rem(q, value);
-        self.set_runend(q, true);
-        self.set_occupied(q, true);
-        self.used += 1;
-        self.entries += 1;
-    }
-
-    /// Clears slot `q`, which holds the run of quotient `q` alone with
-    /// count 1 ([`Table::is_alone_at_home`]): what
-    /// [`remove_slot`](Self::remove_slot) does there, where nothing after
-    /// it moves (the runs pending at `q + 1` all ended at `q`) and no
-    /// offset changes.
-    pub(crate) fn take_at_home(&mut self, q: usize) {
-        self.set_rem(q, 0);
-        self.set_runend(q, false);
-        self.set_occupied(q, false);
-        self.used -= 1;
-        self.entries -= 1;
-    }
-
     /// Takes out the slot at `place.at` of quotient `q`'s run (an entry of
     /// count 1, or one copy of an entry of count 2), moving the runs after
     /// it down by one up to the first that starts at its own quotient or

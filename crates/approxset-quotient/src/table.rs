@@ -9,8 +9,9 @@
 //! This file holds the type and its reads, functions of the words alone
 //! (generic over [`Words`], so a view of saved bytes and a shard's atomics
 //! run this code). The writes are in `shift.rs` (one slot in or out, the
-//! common case) and `update.rs` (any change of a run). Runs past the last
-//! home slot go to overflow blocks appended as needed.
+//! common case), `home.rs` (a run of one slot at its home, nothing moved)
+//! and `update.rs` (any change of a run). Runs past the last home slot go
+//! to overflow blocks appended as needed.
 
 use approxset_core::format::Words;
 
@@ -229,56 +230,6 @@ impl<S: Words> Table<S> {
             }
             w = self.runends(blk);
         }
-    }
-
-    /// Whether the table is below 7/8 of its home slots in use, where
-    /// [`is_free`](Self::is_free) and
-    /// [`is_alone_at_home`](Self::is_alone_at_home) hold often enough to
-    /// pay for the test before an update's search (at 95 % load a remove
-    /// and re-insert paid about 55 instructions more for them).
-    #[inline(always)]
-    pub(crate) fn home_tests_pay(&self) -> bool {
-        self.used < self.home - self.home / 8
-    }
-
-    /// Whether slot `q` (a home slot) is free: quotient `q` is not
-    /// occupied and no run of an earlier quotient holds the slot
-    /// ([`unheld_before`](Self::unheld_before)).
-    #[inline(always)]
-    pub(crate) fn is_free(&self, q: usize) -> bool {
-        self.unheld_before(q, false)
-    }
-
-    /// Whether slot `q` (a home slot) holds the run of quotient `q` alone,
-    /// remainder `rem` with count 1: quotient `q` occupied, the slot a run
-    /// end, no run of an earlier quotient holding it, and `rem` there.
-    #[inline(always)]
-    pub(crate) fn is_alone_at_home(&self, q: usize, rem: u64) -> bool {
-        self.is_runend(q) && self.unheld_before(q, true) && self.rem(q) == rem
-    }
-
-    /// Whether quotient `q` is occupied exactly when `occupied`, and no run
-    /// of a quotient below `q` holds slot `q`; without a select: the runs
-    /// of quotients before `q`'s block hold the block's slots up to its
-    /// offset; past it, those of the block's quotients below `q` hold
-    /// slot `q` unless each has ended before it, that is, unless the
-    /// block's run ends from its offset to `q` are as many as its
-    /// occupied quotients below `q` (a run ending before `q` has a
-    /// quotient below `q`).
-    #[inline(always)]
-    fn unheld_before(&self, q: usize, occupied: bool) -> bool {
-        let (b, bit) = (q / 64, q % 64);
-        let occ = self.occupieds(b);
-        if ((occ >> bit) & 1 == 1) != occupied {
-            return false;
-        }
-        let o = self.offset(b);
-        if o > bit {
-            return false;
-        }
-        let below = !(u64::MAX << bit);
-        let ends = self.runends(b) & (u64::MAX << o) & below;
-        (occ & below).count_ones() == ends.count_ones()
     }
 
     /// The occupied quotients in `[a, b)` (`b ≤ slots()`).
