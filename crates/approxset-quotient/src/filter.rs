@@ -275,6 +275,9 @@ impl QuotientFilter {
     /// past 64 bits, [`Error::TooLarge`] past `max_bytes`,
     /// [`Error::AllocationFailed`]; the filter is then unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
+        if self.insert_at_home(digest) {
+            return Ok(true);
+        }
         let mut at = locate(&self.tables, digest);
         let new = at.place.count == 0;
         let last = self.tables.len() - 1;
@@ -310,6 +313,9 @@ impl QuotientFilter {
     /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
     /// (changing nothing) when no table holds it.
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
+        if self.remove_at_home(digest) {
+            return Removal::Removed;
+        }
         let at = locate(&self.tables, digest);
         if at.place.count == 0 {
             return Removal::Absent;

@@ -27,6 +27,7 @@ mod bits;
 mod check;
 mod codec;
 mod filter;
+mod home;
 mod persist;
 mod save;
 #[cfg(feature = "serde")]

@@ -34,8 +34,12 @@ pub(crate) struct Plan {
 }
 
 /// The most slots in use of a table of `home` slots before it counts as full.
+/// (`⌈home/20⌉` as `(home + 19)/20`: one multiplication, no test of the
+/// remainder, where `div_ceil` tests it; `home` is at most 2⁶³.)
+#[inline(always)]
+#[allow(clippy::manual_div_ceil)]
 pub(crate) fn limit(home: usize) -> usize {
-    home - home.div_ceil(20)
+    home - (home + 19) / 20
 }
 
 impl Plan {
@@ -140,6 +144,14 @@ mod tests {
     fn limit_is_the_load() {
         assert_eq!(limit(64), 60);
         assert_eq!(limit(1 << 20), (1u64 << 20) as usize * 19 / 20);
+        for home in (64..=64 * 2000)
+            .step_by(64)
+            .chain([1 << 40, 1 << 62, 1 << 63])
+        {
+            assert_eq!(limit(home), home - home.div_ceil(20), "{home}");
+            // `Table::home_tests_pay` implies a table below its limit.
+            assert!(home - home / 8 <= limit(home), "{home}");
+        }
         assert!(Plan::new(0, 0.01).is_err());
         assert!(Plan::new(10, 0.0).is_err());
         assert!(Plan::new(10, 1e-30).is_err());

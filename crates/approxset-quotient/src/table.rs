@@ -9,8 +9,9 @@
 //! This file holds the type and its reads, functions of the words alone
 //! (generic over [`Words`], so a view of saved bytes and a shard's atomics
 //! run this code). The writes are in `shift.rs` (one slot in or out, the
-//! common case) and `update.rs` (any change of a run). Runs past the last
-//! home slot go to overflow blocks appended as needed.
+//! common case), `home.rs` (a run of one slot at its home, nothing moved)
+//! and `update.rs` (any change of a run). Runs past the last home slot go
+//! to overflow blocks appended as needed.
 
 use approxset_core::format::Words;
 
@@ -261,16 +262,28 @@ impl<S: Words> Table<S> {
     /// balance plus slot `x`'s own occupied bit, which is 0 exactly at an
     /// unused slot and moves by the occupied bit of `x + 1` less the
     /// run-end bit of `x`: the occupieds read one slot ahead.
+    ///
+    /// The test for no pending run at `y` (an update at a free slot, most
+    /// of a fill) is inlined into the caller; the walk is out of line.
+    #[inline(always)]
     pub(crate) fn settle(&self, y: usize, k: usize, unused: bool) -> usize {
         if y >= self.slots() {
             return self.slots();
         }
-        let mut blk = y / 64;
-        let mut occ = self.occupieds(blk);
-        let mut pending = k as i64 + i64::from(unused && (occ >> (y % 64)) & 1 == 1);
+        let occ = self.occupieds(y / 64);
+        let pending = k as i64 + i64::from(unused && (occ >> (y % 64)) & 1 == 1);
         if pending == 0 {
             return y;
         }
+        self.settle_walk(y, pending, unused)
+    }
+
+    /// [`settle`](Self::settle) from slot `y < slots()` with `pending > 0`
+    /// runs pending there (its own quotient's counted when `unused`).
+    #[inline(never)]
+    fn settle_walk(&self, y: usize, mut pending: i64, unused: bool) -> usize {
+        let mut blk = y / 64;
+        let mut occ = self.occupieds(blk);
         // Slots before `y` in its word move nothing (the balance, above 0,
         // has no zero there).
         let mut keep = u64::MAX << (y % 64);

@@ -305,6 +305,40 @@ fn settle_matches_a_slot_by_slot_scan() {
     assert!(checked > 0);
 }
 
+/// `Table::is_free` and `Table::is_alone_at_home`, the select-free tests
+/// of an insert's and a remove's home slot, against their definitions (no
+/// run reaches the slot; the run of the slot's quotient is that slot alone,
+/// and holds the remainder once) at every home slot of a table filled a
+/// fifth, three fifths and to its limit, with the remainder there and
+/// another.
+#[test]
+fn home_slot_tests_match_their_definitions() {
+    let mut f = filter(5_000, 0.01);
+    let mut i = 0u32;
+    for n in [1_000, 3_000, 4_750] {
+        while i < n {
+            f.insert(&i).unwrap();
+            i += 1;
+        }
+        let t = &f.tables[0];
+        let free = (0..t.home).filter(|&x| {
+            assert_eq!(t.is_free(x), t.covered_to(x) <= x, "slot {x} at {n}");
+            t.is_free(x)
+        });
+        assert!(free.count() >= t.home - t.used);
+        let mut alone = 0;
+        for x in 0..t.home {
+            for rem in [t.rem(x), t.rem(x) ^ 1] {
+                let place = t.place(x, rem);
+                let want = place.start == x && place.end == x + 1 && place.count == 1;
+                assert_eq!(t.is_alone_at_home(x, rem), want, "slot {x} at {n}");
+                alone += usize::from(want);
+            }
+        }
+        assert!(alone > t.home / 10);
+    }
+}
+
 /// `Table::contains`, the codec-free membership test, against the count
 /// for every fingerprint of coarse tables (2- to 7-bit remainders: many
 /// zero remainders, counters that open with 0 and with a smaller value)
