@@ -320,10 +320,15 @@ impl<S: Words> Table<S> {
     /// `max(q, from)` (the slot before `from` ends a run of an earlier
     /// quotient). Any other case, rare, goes to `run_start`.
     #[inline(always)]
-    fn run_of(&self, sel: impl Select, q: usize) -> (usize, usize) {
+    pub(crate) fn run_of(&self, sel: impl Select, q: usize) -> (usize, usize) {
         let b = q / 64;
         let from = b * 64 + self.offset(b);
-        let d = (self.occupieds(b) & (u64::MAX >> (63 - q % 64))).count_ones();
+        // At least 1 (the callers found `q` occupied), so that a shard's
+        // torn read, whose answer its version check throws away, cannot
+        // ask the select for the 0th run end.
+        let d = (self.occupieds(b) & (u64::MAX >> (63 - q % 64)))
+            .count_ones()
+            .max(1);
         let Some((last, w)) = self.nth_runend_in(sel, from, d as usize) else {
             return (self.run_start(q, self.slots()), self.slots());
         };

@@ -342,6 +342,34 @@ fn home_slot_tests_match_their_definitions() {
 /// `Table::contains`, the codec-free membership test, against the count
 /// for every fingerprint of coarse tables (2- to 7-bit remainders: many
 /// zero remainders, counters that open with 0 and with a smaller value)
+/// A lookup's run bounds for every quotient, occupied or not: an
+/// unoccupied one is what a shard's torn read can show a lookup (its
+/// version check throws the answer away), so its bounds must come back
+/// (any), not panic; an occupied one's run is never empty.
+#[test]
+fn run_bounds_of_any_quotient_come_back() {
+    let mut f = filter(1000, 0.01);
+    for i in 0..900u32 {
+        f.insert(&i).unwrap();
+    }
+    for t in &f.tables {
+        for q in 0..t.home {
+            let (start, end) = t.run_of(Portable, q);
+            assert!(end <= t.slots(), "quotient {q}");
+            if t.next_occupied(q) == Some(q) {
+                assert!(start < end, "occupied quotient {q}");
+            }
+            if let Some(pdep) = Pdep::detect() {
+                assert_eq!(
+                    pdep.run(|| t.run_of(pdep, q)),
+                    (start, end),
+                    "PDEP: quotient {q}"
+                );
+            }
+        }
+    }
+}
+
 /// holding keys inserted up to 40 times each.
 #[test]
 fn contains_matches_the_count_for_every_fingerprint() {
