@@ -1,0 +1,43 @@
+"""`in` over Python ints one at a time, approxset against rbloom in one
+process (not in CI): the loop of ``bench.py``, 10**6 keys at 1 %,
+2 * 10**5 members and as many non-members, medians over REPEAT rounds
+that time both filters in turn.
+
+    python one_key.py LABEL VARIANT REPEAT
+
+Used to time throwaway builds of the extension against each other (run
+each build's wheel with ``PYTHONPATH`` set to its unpacked directory):
+docs/guide.md, "One-key calls without the lock".
+"""
+import statistics
+import sys
+import time
+
+import numpy as np
+import rbloom
+import approxset
+
+def loop_in(f, keys):
+    c = 0
+    for k in keys:
+        if k in f:
+            c += 1
+    return c
+
+n, m = 10**6, 2 * 10**5
+rng = np.random.default_rng(7)
+allk = rng.choice(2**62, size=n + m, replace=False).astype(np.int64).tolist()
+members, others = allk[:m], allk[n:]
+r = rbloom.Bloom(n, 0.01)
+a = approxset.Filter(sys.argv[2], n, 0.01, seed=1, hash="xxh3")
+for k in allk[:n]:
+    r.add(k); a.add(k)
+res = {}
+for rep in range(int(sys.argv[3])):
+    for name, f in (("rbloom", r), ("ours", a)):
+        for kind, ks in (("hit", members), ("miss", others)):
+            t = time.perf_counter(); loop_in(f, ks); dt = (time.perf_counter() - t) / m * 1e9
+            res.setdefault((name, kind), []).append(dt)
+for kind in ("hit", "miss"):
+    rb, us = statistics.median(res[("rbloom", kind)]), statistics.median(res[("ours", kind)])
+    print(f"{sys.argv[1]} {sys.argv[2]} {kind}: rbloom {rb:.1f} ns, ours {us:.1f} ns, rbloom/ours {rb/us:.2f}")
