@@ -17,12 +17,7 @@ import numpy as np
 import rbloom
 import approxset
 
-def loop_in(f, keys):
-    c = 0
-    for k in keys:
-        if k in f:
-            c += 1
-    return c
+from bench import loop_in
 
 n, m = 10**6, 2 * 10**5
 rng = np.random.default_rng(7)
