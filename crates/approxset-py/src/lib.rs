@@ -5,10 +5,11 @@
 //! A filter is a `Box<dyn Membership>` behind a read-write lock
 //! (`cell.rs`): lookups share it, inserts take it alone, and the batch
 //! calls hold it with the GIL released; a one-key call holding the GIL
-//! skips the lock while no batch call or other guard is under way. No
-//! Python code runs while the lock is held (each chunk of keys is gathered
-//! first, and `info` reads the filter before it builds its dict), so a
-//! generator that looks into the filter it feeds cannot deadlock. Batches read their keys a chunk at a time
+//! skips the lock while no batch call or other guard is under way
+//! (`one_key.rs`). No Python code runs while the lock is held (each chunk
+//! of keys is gathered first, and `info` reads the filter before it
+//! builds its dict), so a generator that looks into the filter it feeds
+//! cannot deadlock. Batches read their keys a chunk at a time
 //! (`source.rs`, `chunk.rs`, `batches.rs`), so that their extra memory is
 //! bounded whatever the input's size. The constructors' arguments and
 //! the builds they drive are in `construct.rs`.
@@ -21,6 +22,7 @@ mod chunk;
 mod construct;
 mod errors;
 mod keys;
+mod one_key;
 mod source;
 mod spark;
 mod tools;
@@ -28,7 +30,7 @@ mod tools;
 use std::path::PathBuf;
 
 use approxset::format::DEFAULT_READ_LIMIT;
-use approxset::{ApproxSet, Digest, HashKey, Removal, Value, Variant};
+use approxset::{ApproxSet, HashKey, Removal, Value, Variant};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyTuple, PyType};
@@ -94,59 +96,6 @@ impl Filter {
 
     fn write(&self) -> cell::Write<'_, Boxed> {
         self.inner.write()
-    }
-
-    /// The one-key lookup, with the GIL held (no lock while nothing else
-    /// uses the filter).
-    #[allow(unsafe_code)]
-    fn contains_one(&self, py: Python<'_>, digest: Digest) -> bool {
-        // SAFETY: a lookup of the library's runs no Python code.
-        unsafe { self.inner.attached(py, |b| b.contains_digest(digest)) }
-    }
-
-    /// The one-key insert (`if_absent`: only when absent), with the GIL
-    /// held; `None` for a static filter.
-    #[allow(unsafe_code)]
-    fn insert_one(
-        &self,
-        py: Python<'_>,
-        digest: Digest,
-        if_absent: bool,
-    ) -> Option<approxset::Result<bool>> {
-        let insert = |b: &mut Boxed| {
-            let set = b.as_approx_set_mut()?;
-            Some(if if_absent {
-                set.insert_digest_if_absent(digest)
-            } else {
-                set.insert_digest(digest)
-            })
-        };
-        // SAFETY: an insert of the library's runs no Python code.
-        unsafe { self.inner.attached_mut(py, insert) }
-    }
-
-    /// The one-key remove, with the GIL held; `None` where the variant
-    /// cannot delete.
-    #[allow(unsafe_code)]
-    fn remove_one(&self, py: Python<'_>, digest: Digest) -> Option<Removal> {
-        let remove = |b: &mut Boxed| {
-            let set = b.as_approx_set_mut()?.as_deletable_mut()?;
-            Some(set.remove_digest(digest))
-        };
-        // SAFETY: a remove of the library's runs no Python code.
-        unsafe { self.inner.attached_mut(py, remove) }
-    }
-
-    /// The one-key count, with the GIL held; `None` where the variant
-    /// cannot delete.
-    #[allow(unsafe_code)]
-    fn count_one(&self, py: Python<'_>, digest: Digest) -> Option<u32> {
-        let count = |b: &Boxed| {
-            let set = b.as_approx_set()?.as_deletable()?;
-            Some(set.count_digest(digest).value())
-        };
-        // SAFETY: a count of the library's runs no Python code.
-        unsafe { self.inner.attached(py, count) }
     }
 
     /// The filter as a set that takes inserts, or the error of a static one.
