@@ -25,7 +25,9 @@
 //! Run with `cargo bench -p approxset-benches --bench shared -- --warm-up-time 1
 //! --measurement-time 3 --sample-size 10` (a filter alone: add
 //! `shared-mix/quotient`; another number of live keys:
-//! `APPROXSET_BENCH_N=10000000`).
+//! `APPROXSET_BENCH_N=10000000`; another number of shards:
+//! `APPROXSET_BENCH_SHARDS_PER_THREAD=64`, the power of two at or above
+//! 64·T for T threads, at most `MAX_SHARDS`).
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -33,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use approxset::hash::mix64;
 use approxset::prelude::*;
-use approxset::sharded::{ShardFilter, shard_capacity, shards_for};
+use approxset::sharded::{MAX_SHARDS, ShardFilter, shard_capacity, shards_for};
 use approxset::{CountingBloomFilter, CuckooFilter, QuotientFilter, Sharded};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -42,6 +44,16 @@ fn live_keys() -> usize {
     std::env::var("APPROXSET_BENCH_N").map_or(1_000_000, |v| v.parse().expect("a number of keys"))
 }
 const FP: f64 = 0.01;
+
+/// The shards for `threads` threads: `shards_for(threads)`, or
+/// `APPROXSET_BENCH_SHARDS_PER_THREAD` times `threads` (a power of two at
+/// or above it).
+fn shards(threads: usize) -> usize {
+    std::env::var("APPROXSET_BENCH_SHARDS_PER_THREAD").map_or(shards_for(threads), |v| {
+        let per: usize = v.parse().expect("a number of shards per thread");
+        (per * threads).next_power_of_two().min(MAX_SHARDS)
+    })
+}
 
 /// A filter the threads share, however it is shared.
 trait Target: Sync {
@@ -220,7 +232,7 @@ fn bench_variant<F: ShardFilter + Send + Sync>(
     let mut group = c.benchmark_group(format!("shared-mix/{name}"));
     for threads in thread_counts() {
         group.throughput(Throughput::Elements(4 * threads as u64));
-        let shards = shards_for(threads);
+        let shards = shards(threads);
         let sharded = Sharded::build(live_keys(), shards, |cap| Ok(build(cap))).unwrap();
         let mut windows = Windows::fill(threads, |k| {
             sharded.insert_shared(&k).unwrap();
