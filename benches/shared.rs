@@ -3,7 +3,8 @@
 //! cuckoo and the quotient filter, with T = 1, 2, 4, … threads up to
 //! `std::thread::available_parallelism()`:
 //!
-//! - `sharded-T`: [`Sharded`] with `shards_for(T)` shards, T threads:
+//! - `sharded-T`: [`Sharded`] with `shards_for_items(T, n)` shards (what
+//!   `.shared(T)` builds: 8 for 2 threads at 10⁶ keys, 64 at 10⁷), T threads:
 //!   lookups take no lock (atomic loads; the cuckoo and quotient filters
 //!   check their shard's version when they find nothing), writes lock
 //!   their shard;
@@ -35,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use approxset::hash::mix64;
 use approxset::prelude::*;
-use approxset::sharded::{MAX_SHARDS, ShardFilter, shard_capacity, shards_for};
+use approxset::sharded::{MAX_SHARDS, ShardFilter, shard_capacity, shards_for_items};
 use approxset::{CountingBloomFilter, CuckooFilter, QuotientFilter, Sharded};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -45,14 +46,18 @@ fn live_keys() -> usize {
 }
 const FP: f64 = 0.01;
 
-/// The shards for `threads` threads: `shards_for(threads)`, or
+/// The shards for `threads` threads: what `.shared(threads)` builds,
+/// `shards_for_items(threads, live_keys())`, or
 /// `APPROXSET_BENCH_SHARDS_PER_THREAD` times `threads` (a power of two at
-/// or above it).
+/// or above it, at most `MAX_SHARDS`).
 fn shards(threads: usize) -> usize {
-    std::env::var("APPROXSET_BENCH_SHARDS_PER_THREAD").map_or(shards_for(threads), |v| {
-        let per: usize = v.parse().expect("a number of shards per thread");
-        (per * threads).next_power_of_two().min(MAX_SHARDS)
-    })
+    std::env::var("APPROXSET_BENCH_SHARDS_PER_THREAD").map_or(
+        shards_for_items(threads, live_keys()),
+        |v| {
+            let per: usize = v.parse().expect("a number of shards per thread");
+            (per * threads).next_power_of_two().min(MAX_SHARDS)
+        },
+    )
 }
 
 /// A filter the threads share, however it is shared.

@@ -5,8 +5,8 @@
 //! (`Variant::…builder().shared(2).build_shared(n, p)`): 8 filters whose
 //! lookups take no lock and whose writes lock one of them, the session's
 //! shard chosen from its digest. The guide's table recommends cuckoo for a
-//! known number of sessions; the quotient filter, which grows, has no
-//! shared form yet (its readers would need a version per cluster).
+//! known number of sessions, and the quotient filter (which grows; also
+//! shared through `.shared(T)`) when the number is not known.
 //!
 //! It checks that no open session is ever missing and that sessions never
 //! opened come back at about the filter's rate, and it measures a 50/25/25

@@ -141,8 +141,9 @@ impl VariantBuilder {
     /// Shares the filter between `threads` threads: [`build`](Self::build),
     /// [`build_deletable`](Self::build_deletable) and
     /// [`build_shared`](Self::build_shared) then give a [`Sharded`] filter of
-    /// [`shards_for(threads)`](crate::sharded::shards_for) shards (counting
-    /// and cuckoo only), read without a lock, each written under its own. A
+    /// [`shards_for_items(threads, expected_items)`](crate::sharded::shards_for_items)
+    /// shards (at least 4 per thread, more where they cost under 2 % memory),
+    /// read without a lock, each written under its own. A
     /// [`max_bytes`](Self::max_bytes) limit is for all the shards together;
     /// [`build_from`](Self::build_from) ignores `shared` (its filter is for
     /// reading).
@@ -195,7 +196,7 @@ impl VariantBuilder {
                 reason: "must be at least 1".into(),
             });
         }
-        let shards = approxset_core::sharded::shards_for(threads);
+        let shards = approxset_core::sharded::shards_for_items(threads, expected_items);
         let mut options = self.options.hash_key(self.options.key_or_random());
         if let Some(limit) = self.options.max_bytes_limit() {
             options = options.max_bytes(limit / shards);

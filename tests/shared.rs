@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use approxset::hash::splitmix64;
 use approxset::prelude::*;
-use approxset::sharded::{MAX_SHARDS, shard_capacity, shards_for};
+use approxset::sharded::{MAX_SHARDS, SHARD_SLACK, shard_capacity, shards_for, shards_for_items};
 use approxset::{
     CountingBloomFilter, CuckooFilter, Error, QuotientFilter, Sharded, ShardedCountingFilter,
     ShardedCuckooFilter, ShardedQuotientFilter, Variant,
@@ -46,6 +46,48 @@ fn shards_follow_the_threads() {
         assert_eq!(Variant::of(&*f), Some(variant));
         assert_eq!((f.capacity(), f.fp_rate()), (1_000, 0.01));
     }
+}
+
+/// More shards than `shards_for` only where they cost at most 2 % memory,
+/// and as many as that allows; never fewer, never past `MAX_SHARDS`.
+#[test]
+fn shards_for_items_spend_at_most_the_slack() {
+    let slack = |n: usize, s: usize| (shard_capacity(n, s) * s) as f64 / n as f64 - 1.0;
+    for threads in [0, 1, 2, 3, 16, 300, usize::MAX] {
+        for n in [
+            0,
+            1,
+            10,
+            1_000,
+            1_000_000,
+            2_000_000,
+            10_000_000,
+            1 << 40,
+            usize::MAX / 2048,
+        ] {
+            let (base, s) = (shards_for(threads), shards_for_items(threads, n));
+            assert!(
+                s.is_power_of_two() && s >= base && s <= MAX_SHARDS,
+                "{threads} {n}: {s}"
+            );
+            if s > base {
+                assert!(slack(n, s) <= SHARD_SLACK, "{threads} {n}: {s}");
+            }
+            if s < MAX_SHARDS && n > 0 {
+                assert!(slack(n, 2 * s) > SHARD_SLACK, "{threads} {n}: {s}");
+            }
+        }
+    }
+    assert_eq!(shards_for_items(2, 0), 8);
+    assert_eq!(shards_for_items(2, 1_000_000), 8);
+    assert_eq!(shards_for_items(2, 2_000_000), 16);
+    assert_eq!(shards_for_items(2, 10_000_000), 64);
+    assert_eq!(shards_for_items(1, 10_000_000), 64);
+    assert_eq!(shards_for_items(16, 1_000_000), 64);
+    assert_eq!(shards_for_items(2, 1 << 40), MAX_SHARDS);
+    // The builder takes them: 16 shards for 2 threads at 2·10⁶ items.
+    let f = shared(Variant::Cuckoo, 2, 2_000_000, 0.01, 1);
+    assert_eq!(f.parameters()[0], ("shards", approxset::Value::Count(16)));
 }
 
 /// Each shard is sized for its share with slack: at tiny n every key may

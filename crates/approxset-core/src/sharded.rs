@@ -41,6 +41,44 @@ pub fn shards_for(threads: usize) -> usize {
         .min(MAX_SHARDS)
 }
 
+/// The most memory, as a share of the items, that [`shards_for_items`]
+/// spends on shards beyond [`shards_for`]: what the shards' sizing slack
+/// ([`shard_capacity`]) costs 2 threads at 10⁶ items (8 shards, 1.8 %).
+pub const SHARD_SLACK: f64 = 0.02;
+
+/// The shards for `threads` threads sharing a filter of `expected_items`:
+/// [`shards_for`]`(threads)`, doubled while the shards' capacities together
+/// stay within [`SHARD_SLACK`] (2 %) of the items; at most [`MAX_SHARDS`].
+///
+/// Writers that meet on one shard's lock wait for each other, and a write
+/// holds its lock while the lines it writes arrive from another core, so
+/// more shards than threads pay wherever they cost little memory: with many
+/// items (2 threads at 10⁷ items: 64 shards, 1.8 % over the items;
+/// measured in `docs/design.md`, "Deletion from many threads").
+///
+/// ```
+/// # extern crate approxset_core as approxset;
+/// use approxset::sharded::shards_for_items;
+/// assert_eq!(shards_for_items(2, 1_000_000), 8);
+/// assert_eq!(shards_for_items(2, 10_000_000), 64);
+/// assert_eq!(shards_for_items(2, 10), 8);
+/// ```
+pub fn shards_for_items(threads: usize, expected_items: usize) -> usize {
+    let mut shards = shards_for(threads);
+    if expected_items == 0 {
+        return shards;
+    }
+    let budget = expected_items as f64 * (1.0 + SHARD_SLACK);
+    while shards < MAX_SHARDS {
+        let more = shards * 2;
+        if shard_capacity(expected_items, more) as f64 * more as f64 > budget {
+            break;
+        }
+        shards = more;
+    }
+    shards
+}
+
 /// The items each of `shards` shards is sized for, so that `expected_items`
 /// distinct keys overfill none of them but with probability at most
 /// [`SHARD_OVERFLOW`]: their mean share plus a Bernstein tail bound, and
