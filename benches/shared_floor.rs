@@ -13,6 +13,12 @@
 //! lines between cores however they are synchronised. Compare
 //! `shared-mix/counting/sharded-T` against it.
 //!
+//! `APPROXSET_FLOOR_WORDS=170000` makes the table the size of the cuckoo
+//! and quotient filters at n = 10⁶ (1.36 MB, under one core's L2 on the
+//! machines measured), and `APPROXSET_FLOOR_K=2` gives each key 2 counters
+//! (a cuckoo filter's two buckets): the floor under
+//! `shared-mix/cuckoo/sharded-T` and `shared-mix/quotient/sharded-T`.
+//!
 //! Run with `cargo bench -p approxset-benches --bench shared_floor --
 //! --warm-up-time 1 --measurement-time 3 --sample-size 10`.
 
@@ -23,30 +29,41 @@ use std::time::{Duration, Instant};
 use approxset::hash::mix64;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-const WORDS: usize = 600_000;
-const K: u64 = 7;
+/// The counters of a key: 7, or `APPROXSET_FLOOR_K`.
+fn k() -> u64 {
+    static K: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *K.get_or_init(|| {
+        std::env::var("APPROXSET_FLOOR_K").map_or(7, |v| v.parse().expect("a number of counters"))
+    })
+}
+
+/// The table's words: 600,000, or `APPROXSET_FLOOR_WORDS`.
+fn words() -> usize {
+    std::env::var("APPROXSET_FLOOR_WORDS")
+        .map_or(600_000, |v| v.parse().expect("a number of words"))
+}
 const LIVE: u64 = 1_000_000;
 
 /// The 7 (word, shift) places of `key`'s counters.
 #[inline]
-fn places(key: u64) -> impl Iterator<Item = (usize, u32)> {
+fn places(key: u64, words: usize) -> impl Iterator<Item = (usize, u32)> {
     let h1 = mix64(key);
     let h2 = mix64(h1 ^ 0x9E37_79B9_7F4A_7C15) | 1;
-    (0..K).map(move |i| {
+    (0..k()).map(move |i| {
         let h = h1.wrapping_add(i.wrapping_mul(h2));
-        let counter = ((u128::from(h) * (WORDS as u128 * 16)) >> 64) as usize;
+        let counter = ((u128::from(h) * (words as u128 * 16)) >> 64) as usize;
         (counter / 16, (counter % 16) as u32 * 4)
     })
 }
 
 #[inline]
 fn contains(table: &[AtomicU64], key: u64) -> bool {
-    places(key).all(|(w, s)| (table[w].load(Relaxed) >> s) & 15 != 0)
+    places(key, table.len()).all(|(w, s)| (table[w].load(Relaxed) >> s) & 15 != 0)
 }
 
 #[inline]
 fn add(table: &[AtomicU64], key: u64, up: bool) {
-    for (w, s) in places(key) {
+    for (w, s) in places(key, table.len()) {
         if up {
             table[w].fetch_add(1 << s, Relaxed);
         } else {
@@ -105,7 +122,7 @@ fn floor(c: &mut Criterion) {
     for threads in counts {
         for (name, write, ops) in [("atomic-mix", true, 4), ("atomic-read", false, 2)] {
             // LIVE keys in all, each thread's first LIVE/T, as in `shared`.
-            let table: Vec<AtomicU64> = (0..WORDS).map(|_| AtomicU64::new(0)).collect();
+            let table: Vec<AtomicU64> = (0..words()).map(|_| AtomicU64::new(0)).collect();
             for t in 0..threads {
                 for j in 0..LIVE / threads as u64 {
                     add(&table, key(t, j), true);
