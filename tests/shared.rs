@@ -62,7 +62,7 @@ fn shards_for_items_spend_at_most_the_slack() {
             1_000_000,
             2_000_000,
             10_000_000,
-            1 << 40,
+            1_000_000_000,
             usize::MAX / 2048,
         ] {
             let (base, s) = (shards_for(threads), shards_for_items(threads, n));
@@ -84,7 +84,7 @@ fn shards_for_items_spend_at_most_the_slack() {
     assert_eq!(shards_for_items(2, 10_000_000), 64);
     assert_eq!(shards_for_items(1, 10_000_000), 64);
     assert_eq!(shards_for_items(16, 1_000_000), 64);
-    assert_eq!(shards_for_items(2, 1 << 40), MAX_SHARDS);
+    assert_eq!(shards_for_items(2, 1_000_000_000), MAX_SHARDS);
     // The builder takes them: 16 shards for 2 threads at 2·10⁶ items.
     let f = shared(Variant::Cuckoo, 2, 2_000_000, 0.01, 1);
     assert_eq!(f.parameters()[0], ("shards", approxset::Value::Count(16)));
