@@ -8,15 +8,18 @@
 //!   each lookup 7 relaxed loads (stopping at the first zero counter);
 //! - `atomic-read-T`: lookups only (two per round, as above).
 //!
-//! `atomic-mix-T / atomic-mix-1` is the scaling any shared counting table
-//! with this write share can reach on the machine: its writes move cache
-//! lines between cores however they are synchronised. Compare
+//! `atomic-mix-T / atomic-mix-1` is how the bare table scales: its writes
+//! move cache lines between cores however they are synchronised. The time
+//! an iteration gains from T = 1 to T = 2 is what sharing the lines alone
+//! costs; a filter that does more work an operation spreads that cost over
+//! more time, so its scaling can pass the table's (`docs/design.md`, "What
+//! two threads can reach on this Xeon"). Compare
 //! `shared-mix/counting/sharded-T` against it.
 //!
 //! `APPROXSET_FLOOR_WORDS=170000` makes the table the size of the cuckoo
 //! and quotient filters at n = 10⁶ (1.36 MB, under one core's L2 on the
 //! machines measured), and `APPROXSET_FLOOR_K=2` gives each key 2 counters
-//! (a cuckoo filter's two buckets): the floor under
+//! (a cuckoo filter's two buckets): what sharing costs under
 //! `shared-mix/cuckoo/sharded-T` and `shared-mix/quotient/sharded-T`.
 //!
 //! Run with `cargo bench -p approxset-benches --bench shared_floor --
