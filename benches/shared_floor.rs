@@ -22,6 +22,25 @@
 //! (a cuckoo filter's two buckets): what sharing costs under
 //! `shared-mix/cuckoo/sharded-T` and `shared-mix/quotient/sharded-T`.
 //!
+//! What a filter adds to the table, as knobs (each 0 by default):
+//! - `APPROXSET_FLOOR_WORK=N`: each operation first computes N chained
+//!   keyed digests of its key (SipHash-1-3, the default hash; each of the
+//!   last's `h1`) and places its counters from the last: the work a
+//!   filter does before it knows which lines it touches, to bring one
+//!   thread's time per iteration up to a filter's;
+//! - `APPROXSET_FLOOR_CHECK=1`: a remove first loads its counters and
+//!   changes them only when none is 0, as a counting filter's remove
+//!   must (to answer `Absent`);
+//! - `APPROXSET_FLOOR_CAS=1`: each counter changes by a compare-and-swap
+//!   loop that leaves 15 at 15 and never takes 1 from 0, as a lock-free
+//!   counting filter's must, instead of one `fetch_add` (which carries
+//!   into the next counter at 15; timing only).
+//!
+//! With all three (`WORK=1`) the table is a counting filter with no lock
+//! and no item count: a bound on what any counting filter of this layout
+//! reaches. `docs/design.md`, "What two threads can reach on this Xeon",
+//! has the figures.
+//!
 //! Run with `cargo bench -p approxset-benches --bench shared_floor --
 //! --warm-up-time 1 --measurement-time 3 --sample-size 10`.
 
@@ -29,6 +48,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use approxset::HashKey;
 use approxset::hash::mix64;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -47,10 +67,40 @@ fn words() -> usize {
 }
 const LIVE: u64 = 1_000_000;
 
+/// A knob of the file's comment: the number in `var`, or 0.
+fn knob(var: &str) -> u64 {
+    std::env::var(var).map_or(0, |v| v.parse().expect("a number"))
+}
+
+/// The knobs, read once.
+struct Knobs {
+    work: u64,
+    check: bool,
+    cas: bool,
+    key: HashKey,
+}
+
+fn knobs() -> &'static Knobs {
+    static KNOBS: std::sync::OnceLock<Knobs> = std::sync::OnceLock::new();
+    KNOBS.get_or_init(|| Knobs {
+        work: knob("APPROXSET_FLOOR_WORK"),
+        check: knob("APPROXSET_FLOOR_CHECK") == 1,
+        cas: knob("APPROXSET_FLOOR_CAS") == 1,
+        key: HashKey::from_seed(1),
+    })
+}
+
 /// The 7 (word, shift) places of `key`'s counters.
 #[inline]
 fn places(key: u64, words: usize) -> impl Iterator<Item = (usize, u32)> {
-    let h1 = mix64(key);
+    let knobs = knobs();
+    let mut h1 = mix64(key);
+    if knobs.work > 0 {
+        h1 = key;
+        for _ in 0..knobs.work {
+            h1 = knobs.key.digest(&h1).h1();
+        }
+    }
     let h2 = mix64(h1 ^ 0x9E37_79B9_7F4A_7C15) | 1;
     (0..k()).map(move |i| {
         let h = h1.wrapping_add(i.wrapping_mul(h2));
@@ -66,11 +116,35 @@ fn contains(table: &[AtomicU64], key: u64) -> bool {
 
 #[inline]
 fn add(table: &[AtomicU64], key: u64, up: bool) {
+    let knobs = knobs();
+    if !up && knobs.check && !contains(table, key) {
+        return;
+    }
     for (w, s) in places(key, table.len()) {
-        if up {
+        if knobs.cas {
+            step(&table[w], s, up);
+        } else if up {
             table[w].fetch_add(1 << s, Relaxed);
         } else {
             table[w].fetch_sub(1 << s, Relaxed);
+        }
+    }
+}
+
+/// One counter up or down by a compare-and-swap loop: 15 stays 15, 0 is
+/// not decremented.
+#[inline]
+fn step(word: &AtomicU64, s: u32, up: bool) {
+    let mut cur = word.load(Relaxed);
+    loop {
+        let c = (cur >> s) & 15;
+        if c == 15 || (!up && c == 0) {
+            return;
+        }
+        let new = if up { cur + (1 << s) } else { cur - (1 << s) };
+        match word.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+            Ok(_) => return,
+            Err(seen) => cur = seen,
         }
     }
 }
