@@ -23,18 +23,21 @@ set -euo pipefail
 out=${1:?usage: benches/scaling.sh OUT_DIR}
 mkdir -p "$out"
 
-# The newest bench binary of that name.
+# The newest binary named `$1-…` whose benchmarks include group `$2` (a
+# test binary of the same name, `tests/shared.rs`, lists no such group).
 bin() {
     local b
-    b=$(ls -t target/release/deps/"$1"-* 2>/dev/null | grep -v '\.d$' | head -1 || true)
-    if [ -z "$b" ]; then
-        echo "no target/release/deps/$1-*: build with cargo bench --no-run first" >&2
-        exit 1
-    fi
-    echo "$b"
+    for b in $(ls -t target/release/deps/"$1"-* 2>/dev/null | grep -v '\.d$'); do
+        if [ -x "$b" ] && "$b" --list 2>/dev/null | grep "^$2" >/dev/null; then
+            echo "$b"
+            return
+        fi
+    done
+    echo "no bench binary target/release/deps/$1-*: build with cargo bench --no-run first" >&2
+    exit 1
 }
-shared=$(bin shared)
-floor=$(bin shared_floor)
+shared=$(bin shared shared-mix/)
+floor=$(bin shared_floor shared-floor/)
 short=(--bench --warm-up-time 0.5 --measurement-time 1.5 --sample-size 10)
 
 nproc | sed 's/^/cores: /' >"$out/summary.txt"
