@@ -84,8 +84,8 @@ fn knobs() -> &'static Knobs {
     static KNOBS: std::sync::OnceLock<Knobs> = std::sync::OnceLock::new();
     KNOBS.get_or_init(|| Knobs {
         work: knob("APPROXSET_FLOOR_WORK"),
-        check: knob("APPROXSET_FLOOR_CHECK") == 1,
-        cas: knob("APPROXSET_FLOOR_CAS") == 1,
+        check: knob("APPROXSET_FLOOR_CHECK") != 0,
+        cas: knob("APPROXSET_FLOOR_CAS") != 0,
         key: HashKey::from_seed(1),
     })
 }
@@ -168,6 +168,7 @@ fn rounds(table: &[AtomicU64], t: usize, start: u64, live: u64, rounds: u64, wri
     }
 }
 
+/// [`rounds`] with the knobs (`PLAIN`: none at work, so none tested).
 fn rounds_with<const PLAIN: bool>(
     knobs: &Knobs,
     table: &[AtomicU64],
