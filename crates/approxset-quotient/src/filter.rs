@@ -450,9 +450,11 @@ impl QuotientFilter {
         self.tables.len()
     }
 
-    /// Remainder bits of the first table.
+    /// Remainder bits of the first table: as planned, less one for each
+    /// bit a [`union`](Self::union) of full filters moved into its
+    /// quotients.
     pub fn remainder_bits(&self) -> u32 {
-        self.plan.r0
+        self.tables[0].bits
     }
 
     chain_methods!(len = "Inserts accepted less removes that succeeded (repeats included).");
@@ -519,7 +521,10 @@ pub(crate) fn parameters<S: Words>(tables: &[Table<S>], plan: &Plan) -> Vec<(&'s
     let entries: usize = tables.iter().map(|t| t.entries).sum();
     vec![
         ("tables", tables.len().into()),
-        ("remainder_bits", plan.r0.into()),
+        (
+            "remainder_bits",
+            tables.first().map_or(plan.r0, |t| t.bits).into(),
+        ),
         ("slots", home.into()),
         ("load", (used as f64 / home as f64).into()),
         ("entries", entries.into()),
@@ -564,7 +569,7 @@ impl fmt::Debug for QuotientFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("QuotientFilter")
             .field("tables", &self.tables.len())
-            .field("remainder_bits", &self.plan.r0)
+            .field("remainder_bits", &self.remainder_bits())
             .field("len", &self.len)
             .field("capacity", &self.capacity)
             .field("fp_rate", &self.fp_rate)

@@ -80,7 +80,10 @@ impl std::fmt::Debug for SharedQuotient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SharedQuotient")
             .field("tables", &self.published().count())
-            .field("remainder_bits", &self.plan.r0)
+            .field(
+                "remainder_bits",
+                &self.published().next().map_or(self.plan.r0, |t| t.bits),
+            )
             .finish_non_exhaustive()
     }
 }

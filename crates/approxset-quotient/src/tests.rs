@@ -206,6 +206,26 @@ fn merge_of_full_filters_widens() {
     a.union(&b).unwrap();
     a.check_invariants();
     assert!(a.tables[0].home > b.tables[0].home);
+    // The widened table's remainders are a bit shorter, and every report
+    // of them says so: the filter, its parameters, a reloaded copy, a view.
+    assert_eq!(a.remainder_bits(), b.remainder_bits() - 1);
+    let reported = |params: Vec<(&str, approxset_core::Value)>| {
+        params
+            .into_iter()
+            .find(|(n, _)| *n == "remainder_bits")
+            .map(|(_, v)| v)
+    };
+    let bits = Some(approxset_core::Value::Count(a.remainder_bits().into()));
+    assert_eq!(reported(a.parameters()), bits);
+    let saved = a.to_bytes().unwrap();
+    assert_eq!(
+        QuotientFilter::from_bytes(&saved).unwrap().remainder_bits(),
+        a.remainder_bits()
+    );
+    assert_eq!(
+        reported(QuotientFilter::view(&saved).unwrap().parameters()),
+        bits
+    );
     assert!((0..950u32).all(|i| a.contains(&i) && a.contains(&(i + 10_000))));
     for i in 0..2000u32 {
         a.insert(&(i + 50_000)).unwrap();
