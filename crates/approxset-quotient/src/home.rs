@@ -1,17 +1,21 @@
 //! Inserts and removes at a fingerprint's home slot, frequent in a table
 //! below 7/8 load (half the inserts of a fill, and of emptying a filter):
 //! select-free tests of the slot (free; holding its quotient's run alone)
-//! and the writes that then move nothing, which [`QuotientFilter`]'s
-//! `insert_digest` and `remove_digest` try before the search of an update
-//! (`locate`, then `Table::update_at`), changing nothing when they do not
-//! apply.
+//! and the writes that then move nothing; and the update of a filter of
+//! one table, which needs no walk of a chain of tables. [`QuotientFilter`]'s
+//! `insert_digest` and `remove_digest` try them
+//! ([`insert_direct`](QuotientFilter::insert_direct),
+//! [`remove_direct`](QuotientFilter::remove_direct)) before the search of
+//! an update in a chain (`locate`, then `Table::update_at`); they change
+//! nothing when they do not apply.
 
-use approxset_core::Digest;
 use approxset_core::format::Words;
+use approxset_core::{Digest, Removal};
 
 use crate::QuotientFilter;
 use crate::bits::Store;
 use crate::filter::{locate, split};
+use crate::sizing::limit;
 use crate::table::Table;
 
 impl<S: Words> Table<S> {
@@ -95,6 +99,54 @@ impl<S: Store> Table<S> {
 }
 
 impl QuotientFilter {
+    /// An insert without the search of a chain of tables: at the home slot
+    /// ([`insert_at_home`](Self::insert_at_home)), or else, in a filter of
+    /// one table that need not grow first, at the fingerprint's place there
+    /// (`Table::place`, then `Table::update_at`). `Some(new)` as
+    /// `insert_digest` answers; `None`, nothing changed, in any other case.
+    #[inline(always)]
+    pub(crate) fn insert_direct(&mut self, digest: Digest) -> Option<bool> {
+        if self.insert_at_home(digest) {
+            return Some(true);
+        }
+        let [t] = &mut self.tables[..] else {
+            return None;
+        };
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
+        let place = t.place(q, rem);
+        if place.count > 0 || t.used < limit(t.home) {
+            t.update_at(q, rem, &place, &mut self.scratch, |c| c + 1)
+                .expect("a vector grows");
+            self.len += 1;
+            return Some(place.count == 0);
+        }
+        None
+    }
+
+    /// A remove without the search of a chain of tables: at the home slot
+    /// ([`remove_at_home`](Self::remove_at_home)), or else, in a filter of
+    /// one table, at the fingerprint's place there. `Some` of what
+    /// `remove_digest` answers; `None`, nothing changed, for a filter of
+    /// more tables.
+    #[inline(always)]
+    pub(crate) fn remove_direct(&mut self, digest: Digest) -> Option<Removal> {
+        if self.remove_at_home(digest) {
+            return Some(Removal::Removed);
+        }
+        let [t] = &mut self.tables[..] else {
+            return None;
+        };
+        let (q, rem) = split(digest.h1(), t.range(), t.bits);
+        let place = t.place(q, rem);
+        if place.count == 0 {
+            return Some(Removal::Absent);
+        }
+        t.update_at(q, rem, &place, &mut self.scratch, |c| c - 1)
+            .expect("a vector grows");
+        self.len -= 1;
+        Some(Removal::Removed)
+    }
+
     /// The insert of most of a fill, without the search of an update: a
     /// fingerprint whose home slot in the newest table is free
     /// ([`Table::is_free`]; so that table does not hold it), which no
