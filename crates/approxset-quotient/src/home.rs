@@ -106,13 +106,13 @@ impl QuotientFilter {
     /// `insert_digest` answers; `None`, nothing changed, in any other case.
     #[inline(always)]
     pub(crate) fn insert_direct(&mut self, digest: Digest) -> Option<bool> {
-        if self.insert_at_home(digest) {
+        let Err((q, rem)) = self.insert_at_home(digest) else {
             return Some(true);
-        }
+        };
+        // (The one table is the newest, so `(q, rem)` is its fingerprint.)
         let [t] = &mut self.tables[..] else {
             return None;
         };
-        let (q, rem) = split(digest.h1(), t.range(), t.bits);
         let place = t.place(q, rem);
         if place.count > 0 || t.used < limit(t.home) {
             t.update_at(q, rem, &place, &mut self.scratch, |c| c + 1)
@@ -130,13 +130,13 @@ impl QuotientFilter {
     /// more tables.
     #[inline(always)]
     pub(crate) fn remove_direct(&mut self, digest: Digest) -> Option<Removal> {
-        if self.remove_at_home(digest) {
+        let Err((q, rem)) = self.remove_at_home(digest) else {
             return Some(Removal::Removed);
-        }
+        };
+        // (The one table is the oldest, so `(q, rem)` is its fingerprint.)
         let [t] = &mut self.tables[..] else {
             return None;
         };
-        let (q, rem) = split(digest.h1(), t.range(), t.bits);
         let place = t.place(q, rem);
         if place.count == 0 {
             return Some(Removal::Absent);
@@ -152,38 +152,40 @@ impl QuotientFilter {
     /// ([`Table::is_free`]; so that table does not hold it), which no
     /// older table holds, while the newest is below 7/8 load (so below its
     /// limit; [`Table::home_tests_pay`]), goes into that slot as a run of
-    /// its own (nothing moves). `false`, nothing changed, in any other
-    /// case.
+    /// its own (nothing moves). In any other case nothing changes, and
+    /// the error is the fingerprint's quotient and remainder in the newest
+    /// table.
     #[inline(always)]
-    pub(crate) fn insert_at_home(&mut self, digest: Digest) -> bool {
+    pub(crate) fn insert_at_home(&mut self, digest: Digest) -> Result<(), (usize, u64)> {
         let last = self.tables.len() - 1;
         let (older, newest) = self.tables.split_at_mut(last);
         let t = &mut newest[0];
         let (q, rem) = split(digest.h1(), t.range(), t.bits);
         if !t.home_tests_pay() || !t.is_free(q) {
-            return false;
+            return Err((q, rem));
         }
         if !older.is_empty() && locate(&*older, digest).place.count > 0 {
-            return false;
+            return Err((q, rem));
         }
         t.put_at_home(q, rem);
         self.len += 1;
-        true
+        Ok(())
     }
 
     /// The remove of a fingerprint whose run in the oldest table, the
     /// first a remove looks in, is its home slot alone with count 1
     /// ([`Table::is_alone_at_home`], below 7/8 load): that copy goes, and
-    /// nothing moves. `false`, nothing changed, in any other case.
+    /// nothing moves. In any other case nothing changes, and the error is
+    /// the fingerprint's quotient and remainder in the oldest table.
     #[inline(always)]
-    pub(crate) fn remove_at_home(&mut self, digest: Digest) -> bool {
+    pub(crate) fn remove_at_home(&mut self, digest: Digest) -> Result<(), (usize, u64)> {
         let t = &mut self.tables[0];
         let (q, rem) = split(digest.h1(), t.range(), t.bits);
         if !t.home_tests_pay() || !t.is_alone_at_home(q, rem) {
-            return false;
+            return Err((q, rem));
         }
         t.take_at_home(q);
         self.len -= 1;
-        true
+        Ok(())
     }
 }
