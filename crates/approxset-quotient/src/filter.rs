@@ -275,8 +275,8 @@ impl QuotientFilter {
     /// past 64 bits, [`Error::TooLarge`] past `max_bytes`,
     /// [`Error::AllocationFailed`]; the filter is then unchanged.
     pub fn insert_digest(&mut self, digest: Digest) -> Result<bool> {
-        if self.insert_at_home(digest) {
-            return Ok(true);
+        if let Some(new) = self.insert_direct(digest) {
+            return Ok(new);
         }
         let mut at = locate(&self.tables, digest);
         let new = at.place.count == 0;
@@ -313,8 +313,8 @@ impl QuotientFilter {
     /// holds its fingerprint: [`Removal::Removed`], or [`Removal::Absent`]
     /// (changing nothing) when no table holds it.
     pub fn remove_digest(&mut self, digest: Digest) -> Removal {
-        if self.remove_at_home(digest) {
-            return Removal::Removed;
+        if let Some(removal) = self.remove_direct(digest) {
+            return removal;
         }
         let at = locate(&self.tables, digest);
         if at.place.count == 0 {

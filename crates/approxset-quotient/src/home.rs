@@ -1,17 +1,21 @@
 //! Inserts and removes at a fingerprint's home slot, frequent in a table
 //! below 7/8 load (half the inserts of a fill, and of emptying a filter):
 //! select-free tests of the slot (free; holding its quotient's run alone)
-//! and the writes that then move nothing, which [`QuotientFilter`]'s
-//! `insert_digest` and `remove_digest` try before the search of an update
-//! (`locate`, then `Table::update_at`), changing nothing when they do not
-//! apply.
+//! and the writes that then move nothing; and the update of a filter of
+//! one table, which needs no walk of a chain of tables. [`QuotientFilter`]'s
+//! `insert_digest` and `remove_digest` try them
+//! ([`insert_direct`](QuotientFilter::insert_direct),
+//! [`remove_direct`](QuotientFilter::remove_direct)) before the search of
+//! an update in a chain (`locate`, then `Table::update_at`); they change
+//! nothing when they do not apply.
 
-use approxset_core::Digest;
 use approxset_core::format::Words;
+use approxset_core::{Digest, Removal};
 
 use crate::QuotientFilter;
 use crate::bits::Store;
 use crate::filter::{locate, split};
+use crate::sizing::limit;
 use crate::table::Table;
 
 impl<S: Words> Table<S> {
@@ -95,43 +99,93 @@ impl<S: Store> Table<S> {
 }
 
 impl QuotientFilter {
+    /// An insert without the search of a chain of tables: at the home slot
+    /// ([`insert_at_home`](Self::insert_at_home)), or else, in a filter of
+    /// one table that need not grow first, at the fingerprint's place there
+    /// (`Table::place`, then `Table::update_at`). `Some(new)` as
+    /// `insert_digest` answers; `None`, nothing changed, in any other case.
+    #[inline(always)]
+    pub(crate) fn insert_direct(&mut self, digest: Digest) -> Option<bool> {
+        let Err((q, rem)) = self.insert_at_home(digest) else {
+            return Some(true);
+        };
+        // (The one table is the newest, so `(q, rem)` is its fingerprint.)
+        let [t] = &mut self.tables[..] else {
+            return None;
+        };
+        let place = t.place(q, rem);
+        if place.count > 0 || t.used < limit(t.home) {
+            t.update_at(q, rem, &place, &mut self.scratch, |c| c + 1)
+                .expect("a vector grows");
+            self.len += 1;
+            return Some(place.count == 0);
+        }
+        None
+    }
+
+    /// A remove without the search of a chain of tables: at the home slot
+    /// ([`remove_at_home`](Self::remove_at_home)), or else, in a filter of
+    /// one table, at the fingerprint's place there. `Some` of what
+    /// `remove_digest` answers; `None`, nothing changed, for a filter of
+    /// more tables.
+    #[inline(always)]
+    pub(crate) fn remove_direct(&mut self, digest: Digest) -> Option<Removal> {
+        let Err((q, rem)) = self.remove_at_home(digest) else {
+            return Some(Removal::Removed);
+        };
+        // (The one table is the oldest, so `(q, rem)` is its fingerprint.)
+        let [t] = &mut self.tables[..] else {
+            return None;
+        };
+        let place = t.place(q, rem);
+        if place.count == 0 {
+            return Some(Removal::Absent);
+        }
+        t.update_at(q, rem, &place, &mut self.scratch, |c| c - 1)
+            .expect("a vector grows");
+        self.len -= 1;
+        Some(Removal::Removed)
+    }
+
     /// The insert of most of a fill, without the search of an update: a
     /// fingerprint whose home slot in the newest table is free
     /// ([`Table::is_free`]; so that table does not hold it), which no
     /// older table holds, while the newest is below 7/8 load (so below its
     /// limit; [`Table::home_tests_pay`]), goes into that slot as a run of
-    /// its own (nothing moves). `false`, nothing changed, in any other
-    /// case.
+    /// its own (nothing moves). In any other case nothing changes, and
+    /// the error is the fingerprint's quotient and remainder in the newest
+    /// table.
     #[inline(always)]
-    pub(crate) fn insert_at_home(&mut self, digest: Digest) -> bool {
+    pub(crate) fn insert_at_home(&mut self, digest: Digest) -> Result<(), (usize, u64)> {
         let last = self.tables.len() - 1;
         let (older, newest) = self.tables.split_at_mut(last);
         let t = &mut newest[0];
         let (q, rem) = split(digest.h1(), t.range(), t.bits);
         if !t.home_tests_pay() || !t.is_free(q) {
-            return false;
+            return Err((q, rem));
         }
         if !older.is_empty() && locate(&*older, digest).place.count > 0 {
-            return false;
+            return Err((q, rem));
         }
         t.put_at_home(q, rem);
         self.len += 1;
-        true
+        Ok(())
     }
 
     /// The remove of a fingerprint whose run in the oldest table, the
     /// first a remove looks in, is its home slot alone with count 1
     /// ([`Table::is_alone_at_home`], below 7/8 load): that copy goes, and
-    /// nothing moves. `false`, nothing changed, in any other case.
+    /// nothing moves. In any other case nothing changes, and the error is
+    /// the fingerprint's quotient and remainder in the oldest table.
     #[inline(always)]
-    pub(crate) fn remove_at_home(&mut self, digest: Digest) -> bool {
+    pub(crate) fn remove_at_home(&mut self, digest: Digest) -> Result<(), (usize, u64)> {
         let t = &mut self.tables[0];
         let (q, rem) = split(digest.h1(), t.range(), t.bits);
         if !t.home_tests_pay() || !t.is_alone_at_home(q, rem) {
-            return false;
+            return Err((q, rem));
         }
         t.take_at_home(q);
         self.len -= 1;
-        true
+        Ok(())
     }
 }

@@ -242,8 +242,7 @@ impl<S: Store> Table<S> {
         let p = place.at;
         // Runs of quotients up to `q` end before `place.end`; those of the
         // occupied quotients after `q` and before it are pending there.
-        let pending = self.occupied_count(q + 1, place.end);
-        let free = self.settle(place.end, pending, true);
+        let free = self.settle(place.end, place.pending, true);
         if !self.ensure_slots(free + 1) {
             return false;
         }
@@ -271,8 +270,7 @@ impl<S: Store> Table<S> {
     /// after a free slot.
     pub(crate) fn remove_slot(&mut self, q: usize, place: &Place) {
         let p = place.at;
-        let pending = self.occupied_count(q + 1, place.end);
-        let stop = self.settle(place.end, pending, false);
+        let stop = self.settle(place.end, place.pending, false);
         self.shift_down(p, stop);
         if place.end - place.start == 1 {
             self.set_occupied(q, false);

@@ -57,6 +57,10 @@ pub(crate) struct Place {
     pub(crate) at: usize,
     /// That entry's count when its remainder is the one sought, else 0.
     pub(crate) count: u64,
+    /// The occupied quotients after the run's and before `end`: the runs
+    /// of later quotients pending at slot `end` (what an update's
+    /// [`settle`](Table::settle) starts from).
+    pub(crate) pending: usize,
 }
 
 impl<S: Words> Table<S> {
@@ -371,14 +375,20 @@ impl<S: Words> Table<S> {
     }
 
     /// Where remainder `rem` lies or would go in the run of quotient `q`.
-    /// The rank and select that find the run's end run in the POPCNT and
-    /// PDEP build where the processor has them ([`with_select!`]): an
-    /// update's search crosses into that build and back for them alone,
-    /// their result a word in a register.
+    /// The rank and select that find the run's end, and the count of the
+    /// occupied quotients after `q` before it, run in the POPCNT and PDEP
+    /// build where the processor has them ([`with_select!`]): an update's
+    /// search crosses into that build and back for them alone, their
+    /// results two words in registers.
     #[inline]
     pub(crate) fn place(&self, q: usize, rem: u64) -> Place {
         self.touch_block_end(q / 64);
-        let covered = with_select!(|sel| self.covered_with(sel, q, self.offset(q / 64)));
+        let (covered, pending) = with_select!(|sel| {
+            let covered = self.covered_with(sel, q, self.offset(q / 64));
+            // (`covered.max(q)`: the end of the run, or of the empty run
+            // at `q`, as below.)
+            (covered, self.occupied_count(q + 1, covered.max(q)))
+        });
         if !self.is_occupied(q) {
             let s = covered.max(q);
             return Place {
@@ -386,6 +396,7 @@ impl<S: Words> Table<S> {
                 end: s,
                 at: s,
                 count: 0,
+                pending,
             };
         }
         let (start, end) = (self.run_start(q, covered), covered);
@@ -397,6 +408,7 @@ impl<S: Words> Table<S> {
             end,
             at: start + i,
             count,
+            pending,
         };
         // Runs of one or two slots (nearly all), without the codec: `[x]`,
         // `[x, x]` (count 2) or `[x, y]` (`x < y`, two entries).
@@ -433,6 +445,7 @@ impl<S: Words> Table<S> {
                     end,
                     at: start + i,
                     count,
+                    pending,
                 };
             }
             i = next;
@@ -442,6 +455,7 @@ impl<S: Words> Table<S> {
             end,
             at: end,
             count: 0,
+            pending,
         }
     }
 

@@ -309,6 +309,7 @@ fn settle_matches_a_slot_by_slot_scan() {
     for q in 0..t.home {
         let place = t.place(q, 0);
         let pending = t.occupied_count(q + 1, place.end);
+        assert_eq!(place.pending, pending, "quotient {q}");
         let mut free = place.end;
         while free < t.slots() && used(free) {
             free += 1;
