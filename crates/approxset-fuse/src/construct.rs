@@ -20,7 +20,7 @@ use approxset_core::static_filter::{Seeds, dedup};
 use approxset_core::{Error, Result};
 
 use crate::fingerprint::Fingerprint;
-use crate::layout::Layout;
+use crate::layout::{Layout, fuse_hash};
 
 /// Seeds derived from the hash key that a construction tries, and as many
 /// drawn from the operating system's randomness after them, before it
@@ -32,20 +32,6 @@ use crate::layout::Layout;
 /// of them; the random seeds that follow cannot be crafted against
 /// (`docs/design.md`, "Binary fuse filter").
 pub const MAX_ATTEMPTS: u32 = 100;
-
-/// The 64-bit fuse hash of a key under `seed`: the MurmurHash3 finalizer
-/// of `h1 + seed`, a bijection of `h1` for every seed, so a new seed
-/// reshuffles every position while equal keys stay equal.
-#[inline(always)]
-pub(crate) fn fuse_hash(h1: u64, seed: u64) -> u64 {
-    let mut h = h1.wrapping_add(seed);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^= h >> 33;
-    h
-}
 
 /// The keys of a construction, as the 64-bit values [`fuse_hash`] mixes
 /// (the static filters' shared trait).

@@ -4,9 +4,8 @@ use std::fmt;
 
 use approxset_core::{Digest, HashKey, Value};
 
-use crate::construct::fuse_hash;
 use crate::fingerprint::{Cells, CellsView};
-use crate::layout::Layout;
+use crate::layout::{Layout, fuse_hash};
 
 /// A binary fuse filter (Graf and Lemire, 2022): the smallest filter of
 /// approxset, for a set of keys known up front (one filter per SSTable or

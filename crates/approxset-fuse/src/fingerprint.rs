@@ -12,8 +12,7 @@ use std::ops::{BitXor, Deref};
 
 use approxset_core::{Digest, Error, Result};
 
-use crate::construct::fuse_hash;
-use crate::layout::Layout;
+use crate::layout::{Layout, fuse_hash};
 
 /// An `f`-bit fingerprint cell (`f` = 8, 16 or 32).
 pub(crate) trait Fingerprint:

@@ -176,6 +176,20 @@ impl Layout {
     }
 }
 
+/// The 64-bit fuse hash of a key under `seed`: the MurmurHash3 finalizer
+/// of `h1 + seed`, a bijection of `h1` for every seed, so a new seed
+/// reshuffles every position while equal keys stay equal.
+#[inline(always)]
+pub(crate) fn fuse_hash(h1: u64, seed: u64) -> u64 {
+    let mut h = h1.wrapping_add(seed);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -475,7 +475,8 @@ fn a_failed_seed_falls_back_to_the_papers_layout() {
 #[test]
 fn keys_crafted_against_a_known_seed_still_build() {
     use crate::builder::seed_state;
-    use crate::construct::{Settings, build, fuse_hash};
+    use crate::construct::{Settings, build};
+    use crate::layout::fuse_hash;
     use std::collections::HashMap;
 
     let key = HashKey::from_seed(7);

@@ -28,6 +28,7 @@ mod check;
 mod codec;
 mod filter;
 mod home;
+mod merge;
 mod persist;
 mod save;
 #[cfg(feature = "serde")]
@@ -38,6 +39,7 @@ mod sizing;
 mod table;
 mod update;
 mod view;
+mod walk;
 
 pub use approxset_core::{Count, Error, Removal, Result};
 pub use filter::{QuotientBuilder, QuotientFilter};

@@ -8,10 +8,11 @@
 //!
 //! This file holds the type and its reads, functions of the words alone
 //! (generic over [`Words`], so a view of saved bytes and a shard's atomics
-//! run this code). The writes are in `shift.rs` (one slot in or out, the
-//! common case), `home.rs` (a run of one slot at its home, nothing moved)
-//! and `update.rs` (any change of a run). Runs past the last home slot go
-//! to overflow blocks appended as needed.
+//! run this code); the walks over a whole table are in `walk.rs`. The
+//! writes are in `shift.rs` (one slot in or out, the common case),
+//! `home.rs` (a run of one slot at its home, nothing moved) and
+//! `update.rs` (any change of a run). Runs past the last home slot go to
+//! overflow blocks appended as needed.
 
 use approxset_core::format::Words;
 
@@ -544,65 +545,6 @@ impl<S: Words> Table<S> {
             low = v;
         }
         false
-    }
-
-    /// Calls `f(fingerprint, count)` for every entry, in ascending order of
-    /// fingerprint (`q·2^r + rem`).
-    pub(crate) fn for_each(&self, mut f: impl FnMut(u64, u64)) {
-        let mut pos = 0;
-        for b in 0..self.home / 64 {
-            let mut occ = self.occupieds(b);
-            while occ != 0 {
-                let q = b * 64 + occ.trailing_zeros() as usize;
-                occ &= occ - 1;
-                let start = pos.max(q);
-                let end = self.next_runend(start) + 1;
-                let len = end - start;
-                let mut i = 0;
-                while i < len {
-                    let Some(((x, c), next)) =
-                        codec::decode(|j| self.rem(start + j), i, len, self.bits)
-                    else {
-                        break;
-                    };
-                    f(((q as u64) << self.bits) | x, c);
-                    i = next;
-                }
-                pos = end;
-            }
-        }
-    }
-
-    /// The first run end at or after `x` (the last slot when there is none).
-    pub(crate) fn next_runend(&self, x: usize) -> usize {
-        let mut blk = x / 64;
-        let mut w = self.runends(blk) & (u64::MAX << (x % 64));
-        while w == 0 {
-            blk += 1;
-            if blk >= self.blocks {
-                return self.slots() - 1;
-            }
-            w = self.runends(blk);
-        }
-        blk * 64 + w.trailing_zeros() as usize
-    }
-
-    /// The first occupied quotient at or after `q`, if any.
-    pub(crate) fn next_occupied(&self, q: usize) -> Option<usize> {
-        let home_blocks = self.home / 64;
-        let mut b = q / 64;
-        if b >= home_blocks {
-            return None;
-        }
-        let mut w = self.occupieds(b) & (u64::MAX << (q % 64));
-        while w == 0 {
-            b += 1;
-            if b >= home_blocks {
-                return None;
-            }
-            w = self.occupieds(b);
-        }
-        Some(b * 64 + w.trailing_zeros() as usize)
     }
 
     /// Bytes of the block words and offsets.
