@@ -194,36 +194,23 @@ macro_rules! with_select {
 }
 pub(crate) use with_select;
 
-/// `NIBBLE[o | r << 4]`: over four slots whose occupied bits are `o` and
-/// run-end bits `r`, where the count of pending runs goes (each slot adds
-/// its occupied bit, then takes its run-end bit): the lowest it is at the
-/// start of a slot, relative to the first, and its change over all four.
-static NIBBLE: [(i8, i8); 256] = {
-    let mut t = [(0i8, 0i8); 256];
-    let mut idx = 0;
-    while idx < 256 {
-        let (mut at, mut low, mut i) = (0i8, 0i8, 0);
-        while i < 4 {
-            if at < low {
-                low = at;
-            }
-            at += (idx >> i & 1) as i8 - (idx >> (4 + i) & 1) as i8;
+/// `PREFIX[x]`: byte `i` is the count of the set bits of byte `x` below
+/// bit `i` (so the counts before each of its eight bits, side by side).
+static PREFIX: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut x = 0;
+    while x < 256 {
+        let (mut i, mut n, mut v) = (0, 0u64, 0u64);
+        while i < 8 {
+            v |= n << (8 * i);
+            n += (x >> i & 1) as u64;
             i += 1;
         }
-        t[idx] = (low, at);
-        idx += 1;
+        t[x] = v;
+        x += 1;
     }
     t
 };
-
-/// The lowest relative count of pending runs at the start of the four
-/// slots whose occupied bits are the low four of `occ` and run-end bits
-/// the low four of `ends`, and its change over them (see [`NIBBLE`]).
-#[inline(always)]
-pub(crate) fn nibble_step(occ: u64, ends: u64) -> (i64, i64) {
-    let (low, sum) = NIBBLE[((occ & 15) | (ends & 15) << 4) as usize];
-    (i64::from(low), i64::from(sum))
-}
 
 /// The set bits of each byte of `w`, in that byte.
 #[inline(always)]
@@ -242,7 +229,8 @@ fn byte_counts(w: u64) -> u64 {
 /// count cannot hold a zero; all eight are compared at once, with the
 /// balances at their starts from one multiplication of the bytes' net
 /// counts (as in [`select_or_count`]), and only bytes that may hold a zero
-/// are walked, four bits at a time ([`nibble_step`]).
+/// are looked into, all eight bits at once: the balance before each bit
+/// from the counts of `up` and `down` before it in the byte ([`PREFIX`]).
 #[inline(always)]
 pub(crate) fn first_zero(p: i64, up: u64, down: u64) -> Result<u32, i64> {
     debug_assert!(p >= 0);
@@ -260,20 +248,20 @@ pub(crate) fn first_zero(p: i64, up: u64, down: u64) -> Result<u32, i64> {
     let limit = (p.min(64) as u64 + 63) * ONES;
     let mut bytes = ((g | HIGHS) - limit) & HIGHS;
     while bytes != 0 {
-        let k = bytes.trailing_zeros() / 8;
-        let mut b = p + ((before >> (8 * k)) & 0xFF) as i64 - 8 * i64::from(k);
-        for i in (8 * k..8 * k + 8).step_by(4) {
-            let (low, sum) = nibble_step(up >> i, down >> i);
-            if b + low > 0 {
-                b += sum;
-                continue;
-            }
-            for i in i..i + 4 {
-                if b == 0 {
-                    return Ok(i);
-                }
-                b += ((up >> i) & 1) as i64 - ((down >> i) & 1) as i64;
-            }
+        let k = bytes.trailing_zeros() & !7;
+        // The balance at the byte's start (at least 0: no byte before it
+        // reached 0), taken as at most 9, which no byte's bits bring to 0.
+        let b = p + ((before >> k) & 0xFF) as i64 - i64::from(k);
+        debug_assert!(b >= 0);
+        // Byte i: the balance before the byte's bit i, less the bits of
+        // `down` before it; at most those bits exactly where it is 0 (it
+        // moves by at most one a bit, so its first such bit is its first
+        // zero).
+        let a = b.min(9) as u64 * ONES + PREFIX[((up >> k) & 0xFF) as usize];
+        let d = PREFIX[((down >> k) & 0xFF) as usize] + ONES;
+        let zeros = !((a | HIGHS) - d) & HIGHS;
+        if zeros != 0 {
+            return Ok(k + zeros.trailing_zeros() / 8);
         }
         bytes &= bytes - 1;
     }

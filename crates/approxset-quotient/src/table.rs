@@ -280,13 +280,18 @@ impl<S: Words> Table<S> {
         if pending == 0 {
             return y;
         }
-        self.settle_walk(y, pending, unused)
+        if unused {
+            self.settle_walk::<true>(y, pending)
+        } else {
+            self.settle_walk::<false>(y, pending)
+        }
     }
 
     /// [`settle`](Self::settle) from slot `y < slots()` with `pending > 0`
-    /// runs pending there (its own quotient's counted when `unused`).
+    /// runs pending there (its own quotient's counted when `UNUSED`), in
+    /// one build for each search.
     #[inline(never)]
-    fn settle_walk(&self, y: usize, mut pending: i64, unused: bool) -> usize {
+    fn settle_walk<const UNUSED: bool>(&self, y: usize, mut pending: i64) -> usize {
         let mut blk = y / 64;
         let mut occ = self.occupieds(blk);
         // Slots before `y` in its word move nothing (the balance, above 0,
@@ -298,7 +303,7 @@ impl<S: Words> Table<S> {
             } else {
                 0
             };
-            let up = if unused {
+            let up = if UNUSED {
                 (occ >> 1) | (next << 63)
             } else {
                 occ
