@@ -141,11 +141,13 @@ impl<S: Words> Table<S> {
         let lo = self.data.word(at);
         let hi = self.data.word((at + 1).min(self.data.word_count() - 1));
         let both = u128::from(hi) << 64 | u128::from(lo);
-        let first = (both >> o) as u64 & mask(self.bits);
+        // The 64 bits from `x`'s remainder on: both slots when `2r ≤ 64`.
+        let window = (both >> o) as u64;
+        let first = window & mask(self.bits);
         if x % 64 == 63 || self.bits > 32 {
             return (first, self.rem_both(x + usize::from(two)));
         }
-        let next = (both >> (o + self.bits)) as u64 & mask(self.bits);
+        let next = (window >> self.bits) & mask(self.bits);
         (first, if two { next } else { first })
     }
 
@@ -328,12 +330,12 @@ impl<S: Words> Table<S> {
     pub(crate) fn run_of(&self, sel: impl Select, q: usize) -> (usize, usize) {
         let b = q / 64;
         let from = b * 64 + self.offset(b);
-        // At least 1 (the callers found `q` occupied), so that a shard's
-        // torn read, whose answer its version check throws away, cannot
-        // ask the select for the 0th run end.
-        let d = (self.occupieds(b) & (u64::MAX >> (63 - q % 64)))
-            .count_ones()
-            .max(1);
+        // The occupied quotients of the block up to `q`, counting `q` as
+        // occupied (the callers found it so): the word shifted so that
+        // bit `q` is its top, which is set. So a shard's torn read, whose
+        // answer its version check throws away, cannot ask the select for
+        // the 0th run end.
+        let d = ((self.occupieds(b) << (63 - q % 64)) | 1 << 63).count_ones();
         let Some((last, w)) = self.nth_runend_in(sel, from, d as usize) else {
             return (self.run_start(q, self.slots()), self.slots());
         };
@@ -493,7 +495,9 @@ impl<S: Words> Table<S> {
     /// result depends on it) without `unsafe`.
     #[inline(always)]
     fn touch_block_end(&self, b: usize) {
-        std::hint::black_box(self.data.word(b * self.stride() + self.stride() - 1));
+        // (`+ bits + 1`, not `(b + 1)·stride − 1`: the block's first word,
+        // which the caller read, plus a constant.)
+        std::hint::black_box(self.data.word(b * self.stride() + self.bits as usize + 1));
     }
 
     /// Whether fingerprint `(q, rem)` is stored: `count(q, rem) > 0`, read
@@ -532,9 +536,20 @@ impl<S: Words> Table<S> {
         if m.min(u64::from(len > 2)) == 0 {
             return m == 0;
         }
+        // A longer run, read on from its third slot as from its first:
+        // while the slots ascend from a first that is not 0 (below `rem`
+        // when `rem > 0`), the first at or above `rem` answers; a fall
+        // leaves the answer to `count`. (Neither of the first two is
+        // `rem` where the second ascends: `m > 0`.)
+        if v0 < u64::from(rem > 0) || (v0 < rem && v1 < v0) {
+            return self.count(q, rem) > 0;
+        }
+        if v0 >= rem || v1 >= rem {
+            return false;
+        }
         // The least value the next slot may hold while the run ascends.
-        let mut low = u64::from(rem > 0);
-        for x in start..end {
+        let mut low = v1;
+        for x in start + 2..end {
             let v = self.rem_both(x);
             if v < low {
                 return self.count(q, rem) > 0;
