@@ -341,12 +341,17 @@ impl<S: Words> Table<S> {
         };
         let end = last + 1;
         let below = w & !(u64::MAX << (last % 64));
-        if below == 0 && last / 64 != from / 64 {
+        // The branch on `below` first: it is 0 in about one lookup in 20,
+        // where the run end's word is another than `from`'s in about one
+        // in seven.
+        let start = if below != 0 {
+            (last & !63) + 64 - below.leading_zeros() as usize
+        } else if last / 64 == from / 64 {
+            from
+        } else {
             return (self.run_start(q, end), end);
-        }
-        // (A select, not a branch: `below` is 0 in about one lookup in 20.)
-        let after = end - last % 64 + 63 - below.leading_zeros() as usize;
-        (if below != 0 { after } else { from }.max(q), end)
+        };
+        (start.max(q), end)
     }
 
     /// The last run end before slot `end - 1` and after `floor`, plus one,
