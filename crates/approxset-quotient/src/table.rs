@@ -330,22 +330,22 @@ impl<S: Words> Table<S> {
     pub(crate) fn run_of(&self, sel: impl Select, q: usize) -> (usize, usize) {
         let b = q / 64;
         let from = b * 64 + self.offset(b);
-        // The occupied quotients of the block up to `q`, counting `q` as
-        // occupied (the callers found it so): the word shifted so that
-        // bit `q` is its top, which is set. So a shard's torn read, whose
-        // answer its version check throws away, cannot ask the select for
-        // the 0th run end.
-        let d = ((self.occupieds(b) << (63 - q % 64)) | 1 << 63).count_ones();
+        // The occupied quotients of the block up to `q`: those below it,
+        // and `q` (the callers found it occupied), counted as 1 without
+        // reading it again. So a shard's torn read, whose answer its
+        // version check throws away, cannot ask the select for the 0th
+        // run end.
+        let d = (self.occupieds(b) & ((1u64 << (q % 64)) - 1)).count_ones() + 1;
         let Some((last, w)) = self.nth_runend_in(sel, from, d as usize) else {
             return (self.run_start(q, self.slots()), self.slots());
         };
         let end = last + 1;
-        let below = w & !(u64::MAX << (last % 64));
+        let below = w & ((1u64 << (last % 64)) - 1);
         // The branch on `below` first: it is 0 in about one lookup in 20,
         // where the run end's word is another than `from`'s in about one
         // in seven.
         let start = if below != 0 {
-            (last & !63) + 64 - below.leading_zeros() as usize
+            last - last % 64 + 1 + below.ilog2() as usize
         } else if last / 64 == from / 64 {
             from
         } else {
