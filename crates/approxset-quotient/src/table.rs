@@ -336,8 +336,22 @@ impl<S: Words> Table<S> {
         // version check throws away, cannot ask the select for the 0th
         // run end.
         let d = (self.occupieds(b) & ((1u64 << (q % 64)) - 1)).count_ones() + 1;
-        let Some((last, w)) = self.nth_runend_in(sel, from, d as usize) else {
+        // The first run-end word with one test, of the index against the
+        // words (`get`), not also of its block against `blocks`: in a
+        // table's own words `from` lies in one of its blocks (`q`'s run
+        // starts at or after it), and a torn read past them is `None`.
+        // The words after it, rarely read, go to `nth_runend_in`.
+        let blk = from / 64;
+        let Some(first) = self.data.get(blk * self.stride() + 1) else {
             return (self.run_start(q, self.slots()), self.slots());
+        };
+        let first = first & (u64::MAX << (from % 64));
+        let (last, w) = match sel.select_or_count(first, d) {
+            Ok(p) => (blk * 64 + p as usize, first),
+            Err(n) => match self.nth_runend_in(sel, (blk + 1) * 64, (d - n) as usize) {
+                Some(found) => found,
+                None => return (self.run_start(q, self.slots()), self.slots()),
+            },
         };
         let end = last + 1;
         let below = w & ((1u64 << (last % 64)) - 1);
