@@ -548,11 +548,13 @@ impl<S: Words> Table<S> {
         // slot falls; a counter of 0 is `[0, 0, 0, …]`). A run of one or
         // two slots (nearly nine in ten at 95 % load) holds nothing else.
         let (v0, v1) = self.rem_pair(start, len > 1);
-        // `m` is 0 exactly when `v0 == rem`, or `v1 == rem` and `v1 ≥ v0`;
-        // a run of one or two slots, or a find, ends the lookup: one branch
-        // on a minimum (two branches, one on the length, mispredict more).
-        let m = (v0 ^ rem).min((v1 ^ rem) | u64::from(v1 < v0));
-        if m.min(u64::from(len > 2)) == 0 {
+        // `m` is 0 exactly when `v0 == rem`, or `v1 == rem` and `v1 ≥ v0`
+        // (`v1 − v0` wraps to a top bit of 1 below: both are below 2⁶³);
+        // a run of one or two slots (`(len − 1) / 2 == 0`), or a find,
+        // ends the lookup: one branch on a minimum (two branches, one on
+        // the length, mispredict more).
+        let m = (v0 ^ rem).min((v1 ^ rem) | (v1.wrapping_sub(v0) >> 63));
+        if m.min(((len - 1) / 2) as u64) == 0 {
             return m == 0;
         }
         // A longer run, read on from its third slot as from its first:
