@@ -549,7 +549,8 @@ impl<S: Words> Table<S> {
         // two slots (nearly nine in ten at 95 % load) holds nothing else.
         let (v0, v1) = self.rem_pair(start, len > 1);
         // `m` is 0 exactly when `v0 == rem`, or `v1 == rem` and `v1 ≥ v0`
-        // (`v1 − v0` wraps to a top bit of 1 below: both are below 2⁶³);
+        // (`v1 < v0` is the top bit of `v1 − v0`, which wraps: both are
+        // below 2⁶³);
         // a run of one or two slots (`(len − 1) / 2 == 0`), or a find,
         // ends the lookup: one branch on a minimum (two branches, one on
         // the length, mispredict more).
@@ -557,11 +558,12 @@ impl<S: Words> Table<S> {
         if m.min(((len - 1) / 2) as u64) == 0 {
             return m == 0;
         }
-        // A longer run, read on from its third slot as from its first:
-        // while the slots ascend from a first that is not 0 (below `rem`
-        // when `rem > 0`), the first at or above `rem` answers; a fall
-        // leaves the answer to `count`. (Neither of the first two is
-        // `rem` where the second ascends: `m > 0`.)
+        // A longer run, whose first two slots the loop below need not
+        // read again (`m > 0`: neither is `rem` where the second ascends):
+        // a first slot of 0 when `rem > 0` (a counter of 0), or a second
+        // below the first, goes to `count` as the loop would send it; a
+        // first or second at or above `rem` is a miss; else the loop reads
+        // on from the third slot.
         if v0 < u64::from(rem > 0) || (v0 < rem && v1 < v0) {
             return self.count(q, rem) > 0;
         }
