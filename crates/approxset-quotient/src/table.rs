@@ -141,11 +141,13 @@ impl<S: Words> Table<S> {
         let lo = self.data.word(at);
         let hi = self.data.word((at + 1).min(self.data.word_count() - 1));
         let both = u128::from(hi) << 64 | u128::from(lo);
-        let first = (both >> o) as u64 & mask(self.bits);
+        // The 64 bits from `x`'s remainder on: both slots when `2r ≤ 64`.
+        let window = (both >> o) as u64;
+        let first = window & mask(self.bits);
         if x % 64 == 63 || self.bits > 32 {
             return (first, self.rem_both(x + usize::from(two)));
         }
-        let next = (both >> (o + self.bits)) as u64 & mask(self.bits);
+        let next = (window >> self.bits) & mask(self.bits);
         (first, if two { next } else { first })
     }
 
@@ -333,23 +335,42 @@ impl<S: Words> Table<S> {
     pub(crate) fn run_of(&self, sel: impl Select, q: usize) -> (usize, usize) {
         let b = q / 64;
         let from = b * 64 + self.offset(b);
-        // At least 1 (the callers found `q` occupied), so that a shard's
-        // torn read, whose answer its version check throws away, cannot
-        // ask the select for the 0th run end.
-        let d = (self.occupieds(b) & (u64::MAX >> (63 - q % 64)))
-            .count_ones()
-            .max(1);
-        let Some((last, w)) = self.nth_runend_in(sel, from, d as usize) else {
+        // The occupied quotients of the block up to `q`: those below it,
+        // and `q` (the callers found it occupied), counted as 1 without
+        // reading it again. So a shard's torn read, whose answer its
+        // version check throws away, cannot ask the select for the 0th
+        // run end.
+        let d = (self.occupieds(b) & ((1u64 << (q % 64)) - 1)).count_ones() + 1;
+        // The first run-end word with one test, of the index against the
+        // words (`get`), not also of its block against `blocks`: in a
+        // table's own words `from` lies in one of its blocks (`q`'s run
+        // starts at or after it), and a torn read past them is `None`.
+        // The words after it, rarely read, go to `nth_runend_in`.
+        let blk = from / 64;
+        let Some(first) = self.data.get(blk * self.stride() + 1) else {
             return (self.run_start(q, self.slots()), self.slots());
         };
+        let first = first & (u64::MAX << (from % 64));
+        let (last, w) = match sel.select_or_count(first, d) {
+            Ok(p) => (blk * 64 + p as usize, first),
+            Err(n) => match self.nth_runend_in(sel, (blk + 1) * 64, (d - n) as usize) {
+                Some(found) => found,
+                None => return (self.run_start(q, self.slots()), self.slots()),
+            },
+        };
         let end = last + 1;
-        let below = w & !(u64::MAX << (last % 64));
-        if below == 0 && last / 64 != from / 64 {
+        let below = w & ((1u64 << (last % 64)) - 1);
+        // The branch on `below` first: it is 0 in about one lookup in 20,
+        // where the run end's word is another than `from`'s in about one
+        // in seven.
+        let start = if below != 0 {
+            last - last % 64 + 1 + below.ilog2() as usize
+        } else if last / 64 == from / 64 {
+            from
+        } else {
             return (self.run_start(q, end), end);
-        }
-        // (A select, not a branch: `below` is 0 in about one lookup in 20.)
-        let after = end - last % 64 + 63 - below.leading_zeros() as usize;
-        (if below != 0 { after } else { from }.max(q), end)
+        };
+        (start.max(q), end)
     }
 
     /// The last run end before slot `end - 1` and after `floor`, plus one,
@@ -498,7 +519,9 @@ impl<S: Words> Table<S> {
     /// result depends on it) without `unsafe`.
     #[inline(always)]
     fn touch_block_end(&self, b: usize) {
-        std::hint::black_box(self.data.word(b * self.stride() + self.stride() - 1));
+        // (`+ bits + 1`, not `(b + 1)·stride − 1`: the block's first word,
+        // which the caller read, plus a constant.)
+        std::hint::black_box(self.data.word(b * self.stride() + self.bits as usize + 1));
     }
 
     /// Whether fingerprint `(q, rem)` is stored: `count(q, rem) > 0`, read
@@ -530,16 +553,31 @@ impl<S: Words> Table<S> {
         // slot falls; a counter of 0 is `[0, 0, 0, …]`). A run of one or
         // two slots (nearly nine in ten at 95 % load) holds nothing else.
         let (v0, v1) = self.rem_pair(start, len > 1);
-        // `m` is 0 exactly when `v0 == rem`, or `v1 == rem` and `v1 ≥ v0`;
-        // a run of one or two slots, or a find, ends the lookup: one branch
-        // on a minimum (two branches, one on the length, mispredict more).
-        let m = (v0 ^ rem).min((v1 ^ rem) | u64::from(v1 < v0));
-        if m.min(u64::from(len > 2)) == 0 {
+        // `m` is 0 exactly when `v0 == rem`, or `v1 == rem` and `v1 ≥ v0`
+        // (`v1 < v0` is the top bit of `v1 − v0`, which wraps: both are
+        // below 2⁶³);
+        // a run of one or two slots (`(len − 1) / 2 == 0`), or a find,
+        // ends the lookup: one branch on a minimum (two branches, one on
+        // the length, mispredict more).
+        let m = (v0 ^ rem).min((v1 ^ rem) | (v1.wrapping_sub(v0) >> 63));
+        if m.min(((len - 1) / 2) as u64) == 0 {
             return m == 0;
         }
+        // A longer run, whose first two slots the loop below need not
+        // read again (`m > 0`: neither is `rem` where the second ascends):
+        // a first slot of 0 when `rem > 0` (a counter of 0), or a second
+        // below the first, goes to `count` as the loop would send it; a
+        // first or second at or above `rem` is a miss; else the loop reads
+        // on from the third slot.
+        if v0 < u64::from(rem > 0) || (v0 < rem && v1 < v0) {
+            return self.count(q, rem) > 0;
+        }
+        if v0 >= rem || v1 >= rem {
+            return false;
+        }
         // The least value the next slot may hold while the run ascends.
-        let mut low = u64::from(rem > 0);
-        for x in start..end {
+        let mut low = v1;
+        for x in start + 2..end {
             let v = self.rem_both(x);
             if v < low {
                 return self.count(q, rem) > 0;
